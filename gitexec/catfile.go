@@ -1,0 +1,254 @@
+package gitexec
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// object is one object read through cat-file.
+type object struct {
+	oid  OID
+	typ  string // "blob", "tree", "commit" or "tag"
+	data []byte
+}
+
+// readObject asks the long-lived "git cat-file --batch" for rev; ok=false
+// when it does not name an object.
+func (r *Repo) readObject(ctx context.Context, rev string) (object, bool, error) {
+	if rev == "" || strings.ContainsAny(rev, "\x00\n") {
+		return object{}, false, fmt.Errorf("read object: invalid revision %q", rev)
+	}
+	var obj object
+	found, ambiguous := false, false
+	err := r.cat.do(ctx, r, func(w *bufio.Writer, rd *bufio.Reader) error {
+		if _, err := w.WriteString(rev + "\n"); err != nil {
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		header, err := rd.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		header = strings.TrimSuffix(header, "\n")
+		switch {
+		case strings.HasSuffix(header, " missing"):
+			return nil
+		case strings.HasSuffix(header, " ambiguous"):
+			ambiguous = true
+			return nil
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			return fmt.Errorf("%w %q", errProtocol, header)
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || size < 0 {
+			return fmt.Errorf("%w %q", errProtocol, header)
+		}
+		data := make([]byte, size+1)
+		if _, err := io.ReadFull(rd, data); err != nil {
+			return err
+		}
+		if data[size] != '\n' {
+			return fmt.Errorf("%w: object %s not followed by a newline", errProtocol, f[0])
+		}
+		obj = object{oid: OID(f[0]), typ: f[1], data: data[:size]}
+		found = true
+		return nil
+	})
+	if err != nil {
+		return object{}, false, fmt.Errorf("read object %s: %w", rev, err)
+	}
+	if ambiguous {
+		return object{}, false, fmt.Errorf("read object %s: ambiguous", rev)
+	}
+	return obj, found, nil
+}
+
+// ReadBlob returns the contents of a blob named by rev ("<oid>",
+// "<commit>:<path>", ...); ok=false when rev names nothing.
+func (r *Repo) ReadBlob(ctx context.Context, rev string) ([]byte, bool, error) {
+	obj, ok, err := r.readObject(ctx, rev)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	if obj.typ != "blob" {
+		return nil, false, fmt.Errorf("read blob %s: is a %s", rev, obj.typ)
+	}
+	return obj.data, true, nil
+}
+
+// TreeEntry is one entry of a tree object.
+type TreeEntry struct {
+	Mode string // six octal digits as git ls-tree prints them: "100644", "040000", ...
+	Type string // "blob", "tree" or "commit" (a submodule)
+	OID  OID
+	Name string // one path component
+}
+
+// ReadTree returns the entries of one tree level named by treeish (a commit,
+// "<commit>:<dir>", a tree id, a tag); ok=false when treeish names nothing.
+func (r *Repo) ReadTree(ctx context.Context, treeish string) ([]TreeEntry, bool, error) {
+	_, entries, ok, err := r.readTree(ctx, treeish)
+	return entries, ok, err
+}
+
+// readTree is ReadTree that also returns the id of the tree it read.
+func (r *Repo) readTree(ctx context.Context, treeish string) (OID, []TreeEntry, bool, error) {
+	obj, ok, err := r.readObject(ctx, treeish)
+	if err != nil || !ok {
+		return "", nil, ok, err
+	}
+	obj, err = r.peel(ctx, obj, "tree")
+	if err != nil {
+		return "", nil, false, fmt.Errorf("read tree %s: %w", treeish, err)
+	}
+	entries, err := parseTree(obj.data, r.hexLen/2)
+	if err != nil {
+		return "", nil, false, fmt.Errorf("read tree %s: %w", treeish, err)
+	}
+	return obj.oid, entries, true, nil
+}
+
+// peel follows tags (and, for want "tree", a commit's tree) until it reaches
+// an object of type want.
+func (r *Repo) peel(ctx context.Context, obj object, want string) (object, error) {
+	for range 16 {
+		if obj.typ == want {
+			return obj, nil
+		}
+		var next string
+		switch {
+		case obj.typ == "tag":
+			next = headerField(obj.data, "object")
+		case obj.typ == "commit" && want == "tree":
+			next = headerField(obj.data, "tree")
+		default:
+			return object{}, fmt.Errorf("%s %s is not a %s", obj.typ, obj.oid, want)
+		}
+		if next == "" {
+			return object{}, fmt.Errorf("%s %s has no %s", obj.typ, obj.oid, want)
+		}
+		o, ok, err := r.readObject(ctx, next)
+		if err != nil {
+			return object{}, err
+		}
+		if !ok {
+			return object{}, fmt.Errorf("%s %s points to missing object %q", obj.typ, obj.oid, next)
+		}
+		obj = o
+	}
+	return object{}, fmt.Errorf("object %s: too many tags to peel", obj.oid)
+}
+
+// headerField returns the value of the first header line "<key> <value>" of
+// a commit or tag.
+func headerField(data []byte, key string) string {
+	if vals := headerFields(data, key); len(vals) > 0 {
+		return vals[0]
+	}
+	return ""
+}
+
+// headerFields returns the values of all header lines "<key> <value>" of a
+// commit or tag, in order.
+func headerFields(data []byte, key string) []string {
+	header, _, _ := bytes.Cut(data, []byte("\n\n"))
+	var vals []string
+	for _, line := range strings.Split(string(header), "\n") {
+		if v, ok := strings.CutPrefix(line, key+" "); ok {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
+// parseTree parses the binary tree format: for each entry
+// "<octal mode> <name>\0" followed by the raw object id.
+func parseTree(data []byte, rawLen int) ([]TreeEntry, error) {
+	var entries []TreeEntry
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		nul := bytes.IndexByte(data, 0)
+		if sp <= 0 || nul < sp || len(data) < nul+1+rawLen {
+			return nil, fmt.Errorf("malformed tree entry")
+		}
+		mode := string(data[:sp])
+		if len(mode) < 6 {
+			mode = strings.Repeat("0", 6-len(mode)) + mode
+		}
+		entries = append(entries, TreeEntry{
+			Mode: mode,
+			Type: modeType(mode),
+			OID:  OID(hex.EncodeToString(data[nul+1 : nul+1+rawLen])),
+			Name: string(data[sp+1 : nul]),
+		})
+		data = data[nul+1+rawLen:]
+	}
+	return entries, nil
+}
+
+// modeType returns the object type a tree entry mode implies.
+func modeType(mode string) string {
+	switch mode {
+	case modeTree:
+		return "tree"
+	case "160000":
+		return "commit"
+	}
+	return "blob"
+}
+
+// modeTree is the mode of a subdirectory entry.
+const modeTree = "040000"
+
+// CommitMessage returns the raw message of the commit rev names: everything
+// after the header, byte for byte.
+func (r *Repo) CommitMessage(ctx context.Context, rev string) (string, error) {
+	obj, err := r.readCommit(ctx, rev)
+	if err != nil {
+		return "", err
+	}
+	_, msg, _ := bytes.Cut(obj.data, []byte("\n\n"))
+	return string(msg), nil
+}
+
+// CommitParents returns the parents of the commit rev names, in order.
+func (r *Repo) CommitParents(ctx context.Context, rev string) ([]OID, error) {
+	obj, err := r.readCommit(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	var parents []OID
+	for _, p := range headerFields(obj.data, "parent") {
+		id, err := r.parseOIDLen(p)
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", rev, err)
+		}
+		parents = append(parents, id)
+	}
+	return parents, nil
+}
+
+// readCommit reads the commit rev names, peeling tags.
+func (r *Repo) readCommit(ctx context.Context, rev string) (object, error) {
+	obj, ok, err := r.readObject(ctx, rev)
+	if err != nil {
+		return object{}, fmt.Errorf("read commit: %w", err)
+	}
+	if !ok {
+		return object{}, fmt.Errorf("read commit %s: no such object", rev)
+	}
+	if obj, err = r.peel(ctx, obj, "commit"); err != nil {
+		return object{}, fmt.Errorf("read commit %s: %w", rev, err)
+	}
+	return obj, nil
+}

@@ -1,0 +1,96 @@
+package gitexec_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+func TestReadBlobAndTree(t *testing.T) {
+	dir := newRepo(t)
+	c := commitFiles(t, dir, map[string]string{"a.txt": "A", "d/e/f.txt": "F", "d/g": "G"}, "one")
+	git(t, dir, "tag", "-a", "-m", "tag", "v1")
+	r := open(t, dir)
+	ctx := context.Background()
+
+	for rev, want := range map[string]string{
+		"HEAD:a.txt":                         "A",
+		"v1:d/e/f.txt":                       "F",
+		git(t, dir, "rev-parse", "HEAD:d/g"): "G",
+	} {
+		if b, ok, err := r.ReadBlob(ctx, rev); err != nil || !ok || string(b) != want {
+			t.Errorf("ReadBlob(%s) = %q, %v, %v; want %q", rev, b, ok, err, want)
+		}
+	}
+	for _, rev := range []string{"HEAD:nope", "0123456789012345678901234567890123456789", "no-such-branch"} {
+		if b, ok, err := r.ReadBlob(ctx, rev); err != nil || ok {
+			t.Errorf("ReadBlob(%s) = %q, %v, %v; want not ok", rev, b, ok, err)
+		}
+	}
+	if _, _, err := r.ReadBlob(ctx, "HEAD:d"); err == nil {
+		t.Error("ReadBlob of a tree: want an error")
+	}
+
+	dTree := gitexec.OID(git(t, dir, "rev-parse", "HEAD:d"))
+	wantD := []gitexec.TreeEntry{
+		{Mode: "040000", Type: "tree", OID: gitexec.OID(git(t, dir, "rev-parse", "HEAD:d/e")), Name: "e"},
+		{Mode: "100644", Type: "blob", OID: gitexec.OID(git(t, dir, "rev-parse", "HEAD:d/g")), Name: "g"},
+	}
+	for _, treeish := range []string{"HEAD:d", string(dTree), string(c) + ":d"} {
+		got, ok, err := r.ReadTree(ctx, treeish)
+		if err != nil || !ok || len(got) != 2 || got[0] != wantD[0] || got[1] != wantD[1] {
+			t.Errorf("ReadTree(%s) = %v, %v, %v; want %v", treeish, got, ok, err, wantD)
+		}
+	}
+	for _, treeish := range []string{string(c), "v1"} {
+		got, ok, err := r.ReadTree(ctx, treeish)
+		if err != nil || !ok || len(got) != 2 || got[0].Name != "a.txt" || got[1].Name != "d" {
+			t.Errorf("ReadTree(%s) = %v, %v, %v", treeish, got, ok, err)
+		}
+	}
+	if got, ok, err := r.ReadTree(ctx, "HEAD:missing"); err != nil || ok {
+		t.Errorf("ReadTree(HEAD:missing) = %v, %v, %v; want not ok", got, ok, err)
+	}
+}
+
+// The long-lived cat-file must see objects and ref moves made after it
+// started.
+func TestReadBlobSeesLaterWrites(t *testing.T) {
+	dir := newRepo(t)
+	commitFiles(t, dir, map[string]string{"f": "1"}, "one")
+	r := open(t, dir)
+	ctx := context.Background()
+	if b, _, err := r.ReadBlob(ctx, "main:f"); err != nil || string(b) != "1" {
+		t.Fatalf("ReadBlob = %q, %v", b, err)
+	}
+	commitFiles(t, dir, map[string]string{"f": "2"}, "two")
+	if b, _, err := r.ReadBlob(ctx, "main:f"); err != nil || string(b) != "2" {
+		t.Errorf("ReadBlob after commit = %q, %v; want 2", b, err)
+	}
+}
+
+func TestReadBlobConcurrent(t *testing.T) {
+	dir := newRepo(t)
+	commitFiles(t, dir, map[string]string{"a": "A", "b": "B"}, "one")
+	r := open(t, dir)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name, want := "a", "A"
+			if i%2 == 1 {
+				name, want = "b", "B"
+			}
+			for range 20 {
+				if b, ok, err := r.ReadBlob(context.Background(), "HEAD:"+name); err != nil || !ok || string(b) != want {
+					t.Errorf("ReadBlob(%s) = %q, %v, %v", name, b, ok, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,24 @@
+// Package gitexec is the only place in entire that starts processes: it runs
+// git plumbing and turns its output into typed values.
+//
+// Every call takes a context, names the repository explicitly (git -C with the
+// absolute work-tree root) and runs git with an environment built from an
+// allowlist of the parent's variables. Git hooks run with GIT_DIR,
+// GIT_INDEX_FILE and similar variables set, often to relative paths; none of
+// them reach a child. GIT_OPTIONAL_LOCKS=0 and LC_ALL=C are always set, so
+// read-only commands never take the index lock and messages are stable.
+//
+// Work is batched: one long-lived "git cat-file --batch" per Repo answers all
+// object reads, one long-lived "git mktree -z --batch" writes all trees,
+// "git hash-object --stdin-paths" and "git fast-import" hash many blobs in one
+// process, and "git update-ref --stdin -z" applies several ref updates as one
+// transaction. Close ends the long-lived processes.
+//
+// A failed invocation is an *Error. Outcomes that git reports through
+// documented exit codes (a missing ref, an unborn branch, a missing config key)
+// come back as ok=false instead, so callers never parse stderr. A lost
+// compare-and-swap on a ref is reported as ErrRefMoved.
+//
+// Methods are named after the git command they run, so each maps to its man
+// page.
+package gitexec

@@ -1,0 +1,60 @@
+package gitexec
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"time"
+)
+
+// waitDelay bounds how long a killed git child may keep its pipes open.
+const waitDelay = 5 * time.Second
+
+// call describes the inputs of one git run besides its arguments.
+type call struct {
+	stdin io.Reader
+	env   []string // added to the repository environment; a later entry wins
+}
+
+// git runs one git process in the repository and returns its stdout. A
+// failure is an *Error.
+func (r *Repo) git(ctx context.Context, c call, args ...string) ([]byte, error) {
+	env := r.env
+	if len(c.env) > 0 {
+		env = withEnv(r.env, c.env...)
+	}
+	return runGit(ctx, r.TopLevel, env, c.stdin, args)
+}
+
+// runGit runs "git -C dir args..." with exactly env and returns its stdout.
+func runGit(ctx context.Context, dir string, env []string, stdin io.Reader, args []string) ([]byte, error) {
+	full := append([]string{"-C", dir}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = env
+	cmd.Stdin = stdin
+	cmd.WaitDelay = waitDelay
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), newError(ctx, args, stderr.String(), err)
+	}
+	return stdout.Bytes(), nil
+}
+
+// newError describes a failed run of git with args.
+func newError(ctx context.Context, args []string, stderr string, err error) *Error {
+	e := &Error{Args: slices.Clone(args), ExitCode: -1, Stderr: stderr, Err: err}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		e.ExitCode = exit.ExitCode()
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		e.ExitCode = -1
+		e.Err = ctxErr
+	}
+	return e
+}

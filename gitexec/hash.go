@@ -1,0 +1,146 @@
+package gitexec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// HashFiles writes work-tree files (paths relative to TopLevel, "/"
+// separated) to the object database as blobs, the way "git add" would
+// (clean filters and line-ending conversion apply), and returns their ids in
+// the order of paths. Regular files go through one
+// "git hash-object -w --stdin-paths". Symbolic links are stored as their
+// target, as git does; hash-object would follow them, so they go through
+// HashBlobs (one more process when there are any).
+func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]OID, error) {
+	oids := make([]OID, len(paths))
+	var files, links []int
+	var linkTargets [][]byte
+	var in bytes.Buffer
+	for i, p := range paths {
+		if p == "" || strings.ContainsRune(p, 0) || filepath.IsAbs(p) {
+			return nil, fmt.Errorf("hash files: invalid path %q", p)
+		}
+		full := filepath.Join(r.TopLevel, filepath.FromSlash(p))
+		fi, err := os.Lstat(full)
+		if err != nil {
+			return nil, fmt.Errorf("hash files: %w", err)
+		}
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(full)
+			if err != nil {
+				return nil, fmt.Errorf("hash files: %w", err)
+			}
+			links = append(links, i)
+			linkTargets = append(linkTargets, []byte(filepath.ToSlash(target)))
+		case fi.Mode().IsRegular():
+			files = append(files, i)
+			in.WriteString(quoteStdinPath(p))
+			in.WriteByte('\n')
+		default:
+			return nil, fmt.Errorf("hash files: %s is not a regular file or symbolic link", p)
+		}
+	}
+	if len(files) > 0 {
+		out, err := r.git(ctx, call{stdin: &in}, "hash-object", "-w", "--stdin-paths")
+		if err != nil {
+			return nil, fmt.Errorf("hash files: %w", err)
+		}
+		if err := r.fillOIDs(oids, files, out); err != nil {
+			return nil, fmt.Errorf("hash files: %w", err)
+		}
+	}
+	if len(links) > 0 {
+		ids, err := r.HashBlobs(ctx, linkTargets)
+		if err != nil {
+			return nil, fmt.Errorf("hash files: %w", err)
+		}
+		for k, i := range links {
+			oids[i] = ids[k]
+		}
+	}
+	return oids, nil
+}
+
+// quoteStdinPath C-quotes a path for a --stdin-paths line when git would
+// otherwise misread it: git unquotes lines starting with a double quote, and
+// a newline would split the line.
+func quoteStdinPath(p string) string {
+	if !strings.HasPrefix(p, `"`) && !strings.ContainsAny(p, "\n\r") {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\%03o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// fillOIDs parses one object id per line of out into oids at the positions
+// listed in at.
+func (r *Repo) fillOIDs(oids []OID, at []int, out []byte) error {
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(at) {
+		return fmt.Errorf("want %d object ids, git printed %d lines", len(at), len(lines))
+	}
+	for k, i := range at {
+		id, err := r.parseOIDLen(lines[k])
+		if err != nil {
+			return err
+		}
+		oids[i] = id
+	}
+	return nil
+}
+
+// HashBlobs writes each of contents to the object database as a blob,
+// exactly as given (no filters), and returns their ids in order. All blobs go
+// through one "git fast-import" (a stream of blob commands, then one get-mark
+// per blob), however many there are; git stores small batches as loose
+// objects and larger ones as a pack.
+func (r *Repo) HashBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
+	if len(contents) == 0 {
+		return []OID{}, nil
+	}
+	parts := make([]io.Reader, 0, 3*len(contents)+1)
+	for i, c := range contents {
+		head := "blob\nmark :" + strconv.Itoa(i+1) + "\ndata " + strconv.Itoa(len(c)) + "\n"
+		parts = append(parts, strings.NewReader(head), bytes.NewReader(c), strings.NewReader("\n"))
+	}
+	var tail strings.Builder
+	for i := range contents {
+		tail.WriteString("get-mark :" + strconv.Itoa(i+1) + "\n")
+	}
+	tail.WriteString("done\n")
+	parts = append(parts, strings.NewReader(tail.String()))
+	out, err := r.git(ctx, call{stdin: io.MultiReader(parts...)}, "fast-import", "--quiet", "--done")
+	if err != nil {
+		return nil, fmt.Errorf("hash blobs: %w", err)
+	}
+	oids := make([]OID, len(contents))
+	at := make([]int, len(contents))
+	for i := range at {
+		at[i] = i
+	}
+	if err := r.fillOIDs(oids, at, out); err != nil {
+		return nil, fmt.Errorf("hash blobs: %w", err)
+	}
+	return oids, nil
+}

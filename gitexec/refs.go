@@ -1,0 +1,213 @@
+package gitexec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Ref is a ref and the object it points to.
+type Ref struct {
+	Name RefName
+	OID  OID
+}
+
+// Head returns the commit HEAD points to; ok=false on an unborn branch.
+func (r *Repo) Head(ctx context.Context) (OID, bool, error) {
+	return r.revParseVerify(ctx, "HEAD")
+}
+
+// revParseVerify runs "git rev-parse -q --verify name", whose exit code 1
+// means the name does not resolve.
+func (r *Repo) revParseVerify(ctx context.Context, name string) (OID, bool, error) {
+	out, err := r.git(ctx, call{}, "rev-parse", "-q", "--verify", name)
+	if err != nil {
+		if exitCode(err) == 1 {
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("resolve %s: %w", name, err)
+	}
+	oid, err := r.parseOIDLen(strings.TrimSpace(string(out)))
+	if err != nil {
+		return "", false, fmt.Errorf("resolve %s: %w", name, err)
+	}
+	return oid, true, nil
+}
+
+// HeadBranch returns the short name of the branch HEAD is on, also when that
+// branch is unborn; ok=false when HEAD is detached.
+func (r *Repo) HeadBranch(ctx context.Context) (string, bool, error) {
+	out, err := r.git(ctx, call{}, "symbolic-ref", "-q", "HEAD")
+	if err != nil {
+		if exitCode(err) == 1 {
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("read HEAD branch: %w", err)
+	}
+	short, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "refs/heads/")
+	if !ok {
+		return "", false, nil
+	}
+	return short, true, nil
+}
+
+// ResolveRef returns the object ref points to; ok=false when the ref does not
+// exist. Names under "refs/" are matched exactly, never by git's
+// abbreviation rules; other names must be pseudo-refs such as "HEAD".
+func (r *Repo) ResolveRef(ctx context.Context, ref RefName) (OID, bool, error) {
+	name := string(ref)
+	if !strings.HasPrefix(name, "refs/") {
+		if !isPseudoRef(name) {
+			return "", false, fmt.Errorf("resolve ref %q: not a full ref name", name)
+		}
+		return r.revParseVerify(ctx, name)
+	}
+	refs, err := r.forEachRef(ctx, name)
+	if err != nil {
+		return "", false, fmt.Errorf("resolve ref %s: %w", name, err)
+	}
+	for _, x := range refs {
+		if x.Name == ref {
+			return x.OID, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// isPseudoRef reports whether name looks like HEAD, ORIG_HEAD, FETCH_HEAD...
+func isPseudoRef(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('A' <= c && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// ForEachRef lists the refs whose full name starts with prefix (plain string
+// prefix, e.g. "refs/heads/entire/"), sorted by name. An empty prefix lists
+// every ref.
+func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
+	// git matches patterns by whole path components, so ask for the
+	// enclosing directory and filter here.
+	pattern := prefix[:strings.LastIndexByte(prefix, '/')+1]
+	refs, err := r.forEachRef(ctx, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+	}
+	out := refs[:0]
+	for _, x := range refs {
+		if strings.HasPrefix(string(x.Name), prefix) {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// forEachRef runs "git for-each-ref" with an optional pattern.
+func (r *Repo) forEachRef(ctx context.Context, pattern string) ([]Ref, error) {
+	args := []string{"for-each-ref", "--format=%(objectname) %(refname)"}
+	if pattern != "" {
+		args = append(args, pattern)
+	}
+	out, err := r.git(ctx, call{}, args...)
+	if err != nil {
+		return nil, err
+	}
+	var refs []Ref
+	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		oid, name, ok := strings.Cut(line, " ")
+		if !ok {
+			return nil, fmt.Errorf("unexpected for-each-ref line %q", line)
+		}
+		id, err := r.parseOIDLen(oid)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, Ref{Name: RefName(name), OID: id})
+	}
+	return refs, nil
+}
+
+// RefUpdate is one step of a ref transaction. New "" deletes the ref. Old ""
+// requires that the ref does not exist yet; otherwise the ref must currently
+// point to Old. (New "" with Old "" only checks that the ref is absent.)
+type RefUpdate struct {
+	Name RefName
+	New  OID
+	Old  OID
+}
+
+// UpdateRefs applies updates as one "git update-ref --stdin -z" transaction:
+// all of them or none. When a ref's current value is not the expected one
+// (or it is locked by a concurrent writer) the error wraps ErrRefMoved.
+func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	for _, u := range updates {
+		if err := r.writeRefUpdate(&in, u); err != nil {
+			return fmt.Errorf("update refs: %w", err)
+		}
+	}
+	_, err := r.git(ctx, call{stdin: &in}, "update-ref", "--stdin", "-z")
+	if err == nil {
+		return nil
+	}
+	if refMoved(err) {
+		return fmt.Errorf("update refs: %w: %w", ErrRefMoved, err)
+	}
+	return fmt.Errorf("update refs: %w", err)
+}
+
+// writeRefUpdate appends u to the update-ref -z input.
+func (r *Repo) writeRefUpdate(in *bytes.Buffer, u RefUpdate) error {
+	name := string(u.Name)
+	if name == "" || strings.ContainsAny(name, "\x00\n") {
+		return fmt.Errorf("invalid ref name %q", name)
+	}
+	var ids [2]OID
+	for i, o := range []OID{u.New, u.Old} {
+		if o.IsZero() {
+			continue
+		}
+		id, err := r.parseOIDLen(string(o))
+		if err != nil {
+			return fmt.Errorf("ref %s: %w", name, err)
+		}
+		ids[i] = id
+	}
+	newID, oldID := ids[0], ids[1]
+	switch {
+	case newID != "" && oldID == "":
+		fmt.Fprintf(in, "create %s\x00%s\x00", name, newID)
+	case newID != "":
+		fmt.Fprintf(in, "update %s\x00%s\x00%s\x00", name, newID, oldID)
+	case oldID != "":
+		fmt.Fprintf(in, "delete %s\x00%s\x00", name, oldID)
+	default:
+		fmt.Fprintf(in, "verify %s\x00\x00", name)
+	}
+	return nil
+}
+
+// refMoved reports whether an update-ref failure means a ref was not at the
+// expected value: moved ("is at X but expected Y"), already created,
+// missing, or locked by another writer right now.
+func refMoved(err error) bool {
+	return stderrHas(err,
+		"but expected",
+		"reference already exists",
+		"unable to resolve reference",
+		"reference is missing",
+		".lock': File exists",
+	)
+}

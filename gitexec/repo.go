@@ -1,0 +1,151 @@
+package gitexec
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Repo is a git work tree, found once by Open and named explicitly in every
+// git invocation. A Repo holds long-lived child processes: Close it.
+type Repo struct {
+	TopLevel  string // absolute work-tree root (git rev-parse --show-toplevel)
+	GitDir    string // absolute git dir of this work tree
+	CommonDir string // absolute common git dir, shared by linked work trees
+	// HookIndex is the absolute path of the GIT_INDEX_FILE that was in the
+	// environment at Open, or "". Git hooks such as prepare-commit-msg run
+	// with a temporary index given this way, often as a path relative to the
+	// process's working directory; Open resolves it.
+	HookIndex string
+
+	env    []string // environment of every child
+	hexLen int      // 40 (sha1) or 64 (sha256)
+	cat    batchProc
+	mktree batchProc
+}
+
+// Open finds the work tree containing dir with one "git rev-parse". It works
+// from any subdirectory and inside a linked work tree. When dir is not inside
+// a work tree (including bare repositories and .git directories) the error
+// wraps ErrNotRepository.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	env := buildEnv(os.Environ())
+	out, err := runGit(ctx, abs, env, nil, []string{"rev-parse", "--path-format=absolute",
+		"--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format"})
+	if err != nil {
+		if stderrHas(err, "not a git repository", "must be run in a work tree") {
+			return nil, fmt.Errorf("open repository %s: %w: %w", dir, ErrNotRepository, err)
+		}
+		return nil, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 4 {
+		return nil, fmt.Errorf("open repository %s: unexpected rev-parse output %q", dir, out)
+	}
+	r := &Repo{
+		TopLevel:  cleanPath(lines[0]),
+		GitDir:    cleanPath(lines[1]),
+		CommonDir: cleanPath(lines[2]),
+		env:       env,
+		cat:       batchProc{args: []string{"cat-file", "--batch"}},
+		mktree:    batchProc{args: []string{"mktree", "-z", "--batch", "--missing"}},
+	}
+	switch lines[3] {
+	case "sha1":
+		r.hexLen = 40
+	case "sha256":
+		r.hexLen = 64
+	default:
+		return nil, fmt.Errorf("open repository %s: unknown object format %q", dir, lines[3])
+	}
+	if idx := os.Getenv("GIT_INDEX_FILE"); idx != "" {
+		if r.HookIndex, err = filepath.Abs(idx); err != nil {
+			return nil, fmt.Errorf("open repository %s: resolve GIT_INDEX_FILE: %w", dir, err)
+		}
+	}
+	return r, nil
+}
+
+// cleanPath turns a path printed by git into a clean native path.
+func cleanPath(p string) string {
+	return filepath.Clean(filepath.FromSlash(p))
+}
+
+// Close ends the long-lived git processes. It is safe to call more than
+// once; batch operations (object reads, tree writes) fail with ErrClosed
+// afterwards.
+func (r *Repo) Close() error {
+	return errors.Join(r.cat.close(), r.mktree.close())
+}
+
+// WorktreeID returns "" for the main work tree and, for a linked one, its
+// name under the common dir's "worktrees" directory. It starts no process.
+func (r *Repo) WorktreeID() string {
+	if r.GitDir == r.CommonDir {
+		return ""
+	}
+	rel, err := filepath.Rel(filepath.Join(r.CommonDir, "worktrees"), r.GitDir)
+	if err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !strings.ContainsRune(rel, filepath.Separator) {
+		return rel
+	}
+	return filepath.Base(r.GitDir)
+}
+
+// Run is the escape hatch: it runs "git args..." in the repository with the
+// sanitized environment, feeds stdin (nil for none) and returns stdout. A
+// failure is an *Error.
+func (r *Repo) Run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	c := call{}
+	if stdin != nil {
+		c.stdin = bytes.NewReader(stdin)
+	}
+	return r.git(ctx, c, args...)
+}
+
+// ConfigGet returns the value of a config key as "git config --get" sees it
+// from the repository (the last one when the key has several values);
+// ok=false when the key is not set.
+func (r *Repo) ConfigGet(ctx context.Context, key string) (string, bool, error) {
+	out, err := r.git(ctx, call{}, "config", "-z", "--get", key)
+	if err != nil {
+		if e, ok := asError(err); ok && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == "" {
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("read config %s: %w", key, err)
+	}
+	return strings.TrimSuffix(string(out), "\x00"), true, nil
+}
+
+// GitPath returns the absolute path "git rev-parse --git-path name" gives;
+// for "hooks" that honours core.hooksPath.
+func (r *Repo) GitPath(ctx context.Context, name string) (string, error) {
+	out, err := r.git(ctx, call{}, "rev-parse", "--path-format=absolute", "--git-path", name)
+	if err != nil {
+		return "", fmt.Errorf("resolve git path %s: %w", name, err)
+	}
+	p := cleanPath(strings.TrimSuffix(string(out), "\n"))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.TopLevel, p)
+	}
+	return p, nil
+}
+
+// SequencerInProgress reports whether a rebase, cherry-pick or revert is
+// under way in this work tree (rebase-merge/, rebase-apply/, CHERRY_PICK_HEAD
+// or REVERT_HEAD in GitDir). It starts no process.
+func (r *Repo) SequencerInProgress() bool {
+	for _, name := range []string{"rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "REVERT_HEAD"} {
+		if _, err := os.Lstat(filepath.Join(r.GitDir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
