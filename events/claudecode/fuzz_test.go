@@ -1,0 +1,81 @@
+package claudecode
+
+import (
+	"bytes"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+func FuzzScanBytes(f *testing.F) {
+	// One seed per transcript line keeps inputs small, so the fuzzer spends
+	// its time mutating rather than minimizing a 20 KB file.
+	if data, err := os.ReadFile(sessionFile); err == nil {
+		for line := range bytes.Lines(data) {
+			f.Add(line)
+		}
+	}
+	f.Add([]byte(""))
+	f.Add([]byte("\n\n"))
+	f.Add([]byte(`{"type":"user","message":{"content":"<ide_x>a</ide_x>b"}}` + "\n"))
+	f.Add([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","name":"Edit","input":{"file_path":"/a"}}],"usage":{"output_tokens":1e400}}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := ScanBytes(data)
+		if n := bytes.Count(data, []byte("\n")); s.Lines != n {
+			t.Fatalf("Lines = %d, input has %d newlines", s.Lines, n)
+		}
+		if want := int64(bytes.LastIndexByte(data, '\n') + 1); s.EndOffset != want {
+			t.Fatalf("EndOffset = %d, want %d", s.EndOffset, want)
+		}
+		if s.Usage.APICallCount != len(s.calls) || s.Usage.APICallCount < 0 {
+			t.Fatalf("APICallCount = %d with %d ids", s.Usage.APICallCount, len(s.calls))
+		}
+		seen := map[string]bool{}
+		for i, f := range s.ModifiedFiles {
+			if f == "" || seen[f] {
+				t.Fatalf("ModifiedFiles[%d] = %q: empty or duplicated in %q", i, f, s.ModifiedFiles)
+			}
+			seen[f] = true
+		}
+		// Splitting anywhere at a line boundary and merging gives the same scan.
+		if cut := bytes.IndexByte(data, '\n'); cut >= 0 {
+			m := ScanBytes(data[:cut+1]).Merge(ScanBytes(data[cut+1:]))
+			if m.Lines != s.Lines || m.EndOffset != s.EndOffset || m.Usage != s.Usage || len(m.Prompts) != len(s.Prompts) {
+				t.Fatalf("merge of split scan differs: %+v vs %+v", m, s)
+			}
+		}
+	})
+}
+
+func FuzzParseHookInput(f *testing.F) {
+	for _, name := range []string{"testdata/stop.json", "testdata/post-tool-use.json"} {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(""))
+	f.Add([]byte("[]"))
+	f.Add([]byte(`{"session_id":"\u0000","tool_input":{"a":[1,{"b":null}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in, err := ParseHookInput(data)
+		if err != nil {
+			if !reflect.ValueOf(in).IsZero() {
+				t.Fatalf("error %v with non-zero input %+v", err, in)
+			}
+			return
+		}
+		if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
+			t.Fatalf("accepted %q, which is not a JSON object", data)
+		}
+		for _, raw := range [][]byte{in.ToolInput, in.ToolResponse} {
+			if raw != nil && !gjson.ValidBytes(raw) {
+				t.Fatalf("raw field %q is not valid JSON", raw)
+			}
+		}
+		_ = ValidateSessionID(in.SessionID)
+		_ = StripTags(in.Prompt)
+		_ = CommitSubject(in.Prompt)
+	})
+}

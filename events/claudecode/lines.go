@@ -1,0 +1,152 @@
+package claudecode
+
+import (
+	"strings"
+
+	"github.com/entirerec/entire/events"
+	"github.com/tidwall/gjson"
+)
+
+// fileTools are the tool_use names whose input names a file the agent
+// modified (entire-format.md §9.1; MultiEdit from older Claude Code).
+var fileTools = map[string]bool{
+	"Write":           true,
+	"Edit":            true,
+	"MultiEdit":       true,
+	"NotebookEdit":    true,
+	"mcp__acp__Write": true,
+	"mcp__acp__Edit":  true,
+}
+
+// actionDetailKeys are the tool input keys tried, in order, for Action.Detail.
+var actionDetailKeys = []string{"description", "command", "file_path", "pattern"}
+
+// scanner accumulates a Scan line by line.
+type scanner struct {
+	s     Scan
+	files map[string]bool // ModifiedFiles as a set
+}
+
+func newScanner(offset int64) *scanner {
+	return &scanner{s: Scan{StartOffset: offset, EndOffset: offset}}
+}
+
+// consume takes one complete line without its '\n'.
+func (sc *scanner) consume(line []byte) {
+	sc.s.Lines++
+	sc.s.EndOffset += int64(len(line)) + 1
+	if !gjson.ValidBytes(line) {
+		return
+	}
+	head := gjson.GetManyBytes(line, "type", "uuid")
+	if u := head[1]; u.Type == gjson.String && u.Str != "" {
+		sc.s.LastUUID = u.Str
+	}
+	if head[0].Type != gjson.String {
+		return
+	}
+	switch head[0].Str {
+	case "user", "human":
+		sc.user(gjson.GetBytes(line, "message.content"))
+	case "assistant":
+		sc.assistant(gjson.GetBytes(line, "message"))
+	}
+}
+
+// user records the prompt of a user line, if it has one.
+func (sc *scanner) user(content gjson.Result) {
+	var text string
+	switch {
+	case content.Type == gjson.String:
+		text = content.Str
+	case content.IsArray():
+		var parts []string
+		content.ForEach(func(_, block gjson.Result) bool {
+			if block.Get("type").String() == "text" {
+				parts = append(parts, block.Get("text").String())
+			}
+			return true
+		})
+		if len(parts) == 0 {
+			return // tool results, images: not a prompt
+		}
+		text = strings.Join(parts, "\n\n")
+	default:
+		return
+	}
+	if p := StripTags(text); p != "" {
+		sc.s.Prompts = append(sc.s.Prompts, p)
+	}
+}
+
+// assistant records the text, tool calls and usage of an assistant line.
+func (sc *scanner) assistant(msg gjson.Result) {
+	if content := msg.Get("content"); content.IsArray() {
+		content.ForEach(func(_, block gjson.Result) bool {
+			switch block.Get("type").String() {
+			case "text":
+				if t := block.Get("text"); t.Type == gjson.String && t.Str != "" {
+					sc.s.LastAssistant = t.Str
+				}
+			case "tool_use":
+				sc.toolUse(block.Get("name").String(), block.Get("input"))
+			}
+			return true
+		})
+	}
+	if id := msg.Get("id"); id.Type == gjson.String && id.Str != "" {
+		sc.usage(id.Str, msg.Get("usage"))
+	}
+}
+
+// toolUse records one tool_use block.
+func (sc *scanner) toolUse(name string, input gjson.Result) {
+	a := Action{Tool: name}
+	for _, k := range actionDetailKeys {
+		if v := input.Get(k); v.Type == gjson.String && v.Str != "" {
+			a.Detail = v.Str
+			break
+		}
+	}
+	sc.s.Actions = append(sc.s.Actions, a)
+	if !fileTools[name] {
+		return
+	}
+	path := input.Get("file_path")
+	if path.Type != gjson.String || path.Str == "" {
+		path = input.Get("notebook_path")
+	}
+	if path.Type != gjson.String || path.Str == "" || sc.files[path.Str] {
+		return
+	}
+	if sc.files == nil {
+		sc.files = make(map[string]bool)
+	}
+	sc.files[path.Str] = true
+	sc.s.ModifiedFiles = append(sc.s.ModifiedFiles, path.Str)
+}
+
+// usage records the usage row of one assistant line with message.id id,
+// keeping per id the row with the largest output_tokens (§12.3).
+func (sc *scanner) usage(id string, u gjson.Result) {
+	row := events.TokenUsage{
+		InputTokens:         int(u.Get("input_tokens").Int()),
+		CacheCreationTokens: int(u.Get("cache_creation_input_tokens").Int()),
+		CacheReadTokens:     int(u.Get("cache_read_input_tokens").Int()),
+		OutputTokens:        int(u.Get("output_tokens").Int()),
+		APICallCount:        1,
+	}
+	prev, seen := sc.s.calls[id]
+	switch {
+	case !seen:
+		if sc.s.calls == nil {
+			sc.s.calls = make(map[string]events.TokenUsage)
+		}
+	case row.OutputTokens > prev.OutputTokens:
+		sc.s.Usage = subUsage(sc.s.Usage, prev)
+	default:
+		return
+	}
+	sc.s.calls[id] = row
+	sc.s.Usage = sc.s.Usage.Add(row)
+}

@@ -1,0 +1,271 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirerec/entire/events"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// scanOpts compares Scans including their per-message rows.
+var scanOpts = cmp.Options{cmp.AllowUnexported(Scan{}), cmpopts.EquateEmpty()}
+
+const sessionFile = "testdata/session.jsonl"
+
+func readSession(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile(sessionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// lineOffset returns the byte offset at which line n (0-based) of data starts.
+func lineOffset(t *testing.T, data []byte, n int) int64 {
+	t.Helper()
+	off := 0
+	for range n {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			t.Fatalf("data has fewer than %d lines", n)
+		}
+		off += i + 1
+	}
+	return int64(off)
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+func TestScanGolden(t *testing.T) {
+	data := readSession(t)
+	got := ScanBytes(data)
+	js, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "session.scan.json", append(js, '\n'))
+
+	// The golden file is reviewed once; these hand-derived facts keep it honest.
+	want := Scan{
+		Prompts: []string{
+			"Can you add a greeting function to main.go and a test for it?",
+			"Please please update the README and the analysis notebook too?",
+			"Thanks — one more: add a CHANGELOG entry.",
+		},
+		ModifiedFiles: []string{
+			"/home/u/src/repo/main.go",
+			"/home/u/src/repo/main_test.go",
+			"/home/u/src/repo/README.md",
+			"/home/u/src/repo/notebooks/analysis.ipynb",
+			"/tmp/scratch/notes.txt",
+		},
+		LastAssistant: "Updated README.md, the notebook and added the CHANGELOG entry.",
+		Usage: events.TokenUsage{
+			InputTokens: 13, CacheCreationTokens: 3390, CacheReadTokens: 163090,
+			OutputTokens: 925, APICallCount: 10,
+		},
+		Actions: []Action{
+			{"Edit", "/home/u/src/repo/main.go"},
+			{"Write", "/home/u/src/repo/main_test.go"},
+			{"Bash", "Run the tests"},
+			{"MultiEdit", "/home/u/src/repo/README.md"},
+			{"NotebookEdit", ""},
+			{"Edit", "/home/u/src/repo/main.go"},
+			{"Grep", `Greet\(`},
+			{"mcp__acp__Write", "/tmp/scratch/notes.txt"},
+		},
+		Lines:     38,
+		EndOffset: int64(len(data)),
+		LastUUID:  "00000021-0000-4000-8000-000000000021",
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Scan{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("ScanBytes(session) mismatch (-want +got):\n%s", diff)
+	}
+	if row := got.calls["msg_01A"]; row.OutputTokens != 187 {
+		t.Errorf("msg_01A kept output_tokens %d, want the largest streaming row 187", row.OutputTokens)
+	}
+}
+
+func TestScanFileFromOffsetEqualsScanBytesOfTail(t *testing.T) {
+	data := readSession(t)
+	for _, line := range []int{0, 1, 16, 30, 38} {
+		off := lineOffset(t, data, line)
+		got, err := ScanFile(sessionFile, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ScanBytes(data[off:])
+		want.StartOffset, want.EndOffset = off, off+want.EndOffset
+		if diff := cmp.Diff(want, got, scanOpts); diff != "" {
+			t.Errorf("ScanFile(offset of line %d) mismatch (-want +got):\n%s", line, diff)
+		}
+		if got.Lines != 38-line {
+			t.Errorf("ScanFile(offset of line %d).Lines = %d, want %d", line, got.Lines, 38-line)
+		}
+	}
+}
+
+func TestScanSecondTurn(t *testing.T) {
+	data := readSession(t)
+	got, err := ScanFile(sessionFile, lineOffset(t, data, 16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPrompts := []string{
+		"Please please update the README and the analysis notebook too?",
+		"Thanks — one more: add a CHANGELOG entry.",
+	}
+	if diff := cmp.Diff(wantPrompts, got.Prompts); diff != "" {
+		t.Errorf("turn 2 prompts (-want +got):\n%s", diff)
+	}
+	wantUsage := events.TokenUsage{InputTokens: 7, CacheCreationTokens: 1320, CacheReadTokens: 102350, OutputTokens: 372, APICallCount: 6}
+	if diff := cmp.Diff(wantUsage, got.Usage); diff != "" {
+		t.Errorf("turn 2 usage (-want +got):\n%s", diff)
+	}
+}
+
+func TestScanTornLastLine(t *testing.T) {
+	data := readSession(t)
+	last := lineOffset(t, data, 37)
+	torn := data[:len(data)-10] // the final line lost its end and its '\n'
+	got := ScanBytes(torn)
+	if got.Lines != 37 || got.EndOffset != last {
+		t.Errorf("torn scan: Lines=%d EndOffset=%d, want 37 and %d", got.Lines, got.EndOffset, last)
+	}
+	if got.LastUUID == "00000021-0000-4000-8000-000000000021" {
+		t.Error("torn last line was consumed")
+	}
+
+	// Complete JSON without its '\n' is not consumed either.
+	got = ScanBytes(data[:len(data)-1])
+	if got.Lines != 37 || got.EndOffset != last {
+		t.Errorf("unterminated scan: Lines=%d EndOffset=%d, want 37 and %d", got.Lines, got.EndOffset, last)
+	}
+
+	// The same through a file; the next scan from EndOffset picks the line up.
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, torn, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first, err := ScanFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.EndOffset != last {
+		t.Fatalf("ScanFile(torn).EndOffset = %d, want %d", first.EndOffset, last)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := ScanFile(path, first.EndOffset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ScanBytes(data), first.Merge(rest), scanOpts); diff != "" {
+		t.Errorf("scan of torn file merged with its continuation (-full +merged):\n%s", diff)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	data := readSession(t)
+	full := ScanBytes(data)
+	// Every split point, including ones inside an API response written as
+	// several lines (msg_01A on lines 4-6, msg_01D on 12-13, msg_02A on 20-21).
+	for line := 0; line <= 38; line++ {
+		off := lineOffset(t, data, line)
+		merged := ScanBytes(data[:off]).Merge(ScanBytes(data[off:]))
+		if diff := cmp.Diff(full, merged, scanOpts); diff != "" {
+			t.Errorf("split at line %d (-full +merged):\n%s", line, diff)
+		}
+	}
+	// A ScanFile continuation has an absolute frame; the result is the same.
+	off := lineOffset(t, data, 5)
+	rest, err := ScanFile(sessionFile, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(full, ScanBytes(data[:off]).Merge(rest), scanOpts); diff != "" {
+		t.Errorf("ScanBytes+ScanFile merge (-full +merged):\n%s", diff)
+	}
+}
+
+func TestMergeHandBuiltUsageIsAdded(t *testing.T) {
+	sub := events.TokenUsage{OutputTokens: 5, APICallCount: 1}
+	a := Scan{Usage: events.TokenUsage{InputTokens: 1, OutputTokens: 2, APICallCount: 1, SubagentTokens: &sub}, EndOffset: 10, StartOffset: 0}
+	b := ScanBytes([]byte(`{"type":"assistant","message":{"id":"m","usage":{"input_tokens":3,"output_tokens":4}}}` + "\n"))
+	got := a.Merge(b)
+	want := events.TokenUsage{InputTokens: 4, OutputTokens: 6, APICallCount: 2, SubagentTokens: &sub}
+	if diff := cmp.Diff(want, got.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+	if got.EndOffset != 10+b.EndOffset {
+		t.Errorf("EndOffset = %d, want %d", got.EndOffset, 10+b.EndOffset)
+	}
+}
+
+func TestScanFileLongLine(t *testing.T) {
+	// A 3 MB tool result, far beyond the reader's buffer, then a prompt.
+	big := strings.Repeat("x", 3<<20)
+	data := []byte(`{"type":"user","uuid":"u1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"` + big + `"}]}}` + "\n" +
+		`{"type":"user","uuid":"u2","message":{"role":"user","content":"after the big line"}}` + "\n" +
+		`{"type":"user","uuid":"u3","message":{"role":"user","content":"` + big + `"`)
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ScanFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ScanBytes(data), got, scanOpts); diff != "" {
+		t.Errorf("ScanFile vs ScanBytes (-bytes +file):\n%s", diff)
+	}
+	if got.Lines != 2 || got.LastUUID != "u2" || len(got.Prompts) != 1 || got.Prompts[0] != "after the big line" {
+		t.Errorf("got Lines=%d LastUUID=%q Prompts=%q", got.Lines, got.LastUUID, got.Prompts)
+	}
+}
+
+func TestScanFileErrors(t *testing.T) {
+	if _, err := ScanFile(filepath.Join(t.TempDir(), "missing.jsonl"), 0); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: err = %v, want ErrNotExist", err)
+	}
+	if _, err := ScanFile(sessionFile, 1<<40); !errors.Is(err, ErrOffsetPastEnd) {
+		t.Errorf("offset past end: err = %v, want ErrOffsetPastEnd", err)
+	}
+	if _, err := ScanFile(sessionFile, -1); err == nil {
+		t.Error("negative offset: no error")
+	}
+	size := int64(len(readSession(t)))
+	got, err := ScanFile(sessionFile, size)
+	if err != nil || got.Lines != 0 || got.EndOffset != size {
+		t.Errorf("offset at EOF: %+v, %v; want an empty scan ending at %d", got, err, size)
+	}
+}
