@@ -1,0 +1,70 @@
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// isDenyRule reports whether a permissions.deny element is Entire's rule.
+func isDenyRule(v any) bool {
+	s, ok := v.(string)
+	return ok && s == MetadataDenyRule
+}
+
+// uninstallClaudeHooks removes Entire's hook entries and deny rule from
+// .claude/settings.json and returns how many hook entries went. Containers this empties
+// are dropped; a file left as an empty object is deleted, and .claude/ with it when empty.
+func uninstallClaudeHooks(topLevel string) (int, error) {
+	d, err := readClaudeSettings(topLevel)
+	if err != nil || !d.exists {
+		return 0, err
+	}
+	removed := 0
+	if hooks, _ := d.root["hooks"].(map[string]any); hooks != nil {
+		removed = removeEntireHooks(hooks)
+		if removed > 0 && len(hooks) == 0 {
+			delete(d.root, "hooks")
+		}
+	}
+	if perms, _ := d.root["permissions"].(map[string]any); perms != nil {
+		if deny, ok := perms["deny"].([]any); ok && slices.ContainsFunc(deny, isDenyRule) {
+			deny = slices.DeleteFunc(deny, isDenyRule)
+			perms["deny"] = deny
+			if len(deny) == 0 {
+				delete(perms, "deny")
+			}
+			if len(perms) == 0 {
+				delete(d.root, "permissions")
+			}
+		}
+	}
+	if len(d.root) == 0 && len(d.before) > 0 {
+		if err := os.Remove(d.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("remove claude settings: %w", err)
+		}
+		_ = os.Remove(filepath.Dir(d.path)) // only succeeds when .claude/ is now empty
+		return removed, nil
+	}
+	return removed, d.save()
+}
+
+// claudeHooksInstalled reports whether the Stop event runs Entire's stop hook (§8.1),
+// in its current, local-dev or legacy spelling. An unreadable file counts as not installed.
+func claudeHooksInstalled(topLevel string) bool {
+	d, err := readClaudeSettings(topLevel)
+	if err != nil {
+		return false
+	}
+	hooks, _ := d.root["hooks"].(map[string]any)
+	groups, _ := hooks["Stop"].([]any)
+	for _, c := range stopCommands {
+		if hasCommand(groups, c) {
+			return true
+		}
+	}
+	return false
+}

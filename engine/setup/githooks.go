@@ -1,0 +1,190 @@
+package setup
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// HookMarker is the line content that identifies a git hook written by Entire (§8.3).
+const HookMarker = "Entire CLI hooks"
+
+// BackupSuffix is appended to a pre-existing foreign hook's name when Entire takes its place.
+const BackupSuffix = ".pre-entire"
+
+// gitHook is one of the four git hooks of §8.3. Command is the binding command line.
+type gitHook struct {
+	Name, Comment, Command string
+}
+
+var gitHooks = []gitHook{
+	{
+		Name:    "prepare-commit-msg",
+		Comment: "# Adds the Entire-Checkpoint trailer when agent work is pending; never blocks the commit.",
+		Command: `entire hooks git prepare-commit-msg "$1" "$2" 2>/dev/null || true`,
+	},
+	{
+		Name:    "commit-msg",
+		Comment: "# Drops the trailer again when the message has no user text, so an empty commit still aborts.",
+		Command: `entire hooks git commit-msg "$1" || exit 1`,
+	},
+	{
+		Name:    "post-commit",
+		Comment: "# Condenses the session onto entire/checkpoints/v1 when the new commit carries a trailer.",
+		Command: `entire hooks git post-commit 2>/dev/null || true`,
+	},
+	{
+		Name:    "pre-push",
+		Comment: "# Pushes the session logs along with the user's push; $1 names the remote.",
+		Command: `entire hooks git pre-push "$1" || true`,
+	},
+}
+
+// hookScript renders a hook. With chain, the backed-up foreign hook runs after Entire's
+// command with the hook's own arguments, and its exit status becomes the hook's status.
+// When Entire's commit-msg command fails the script has already exited 1 (the commit is
+// aborted either way). For pre-push, git's ref list on stdin is kept for the foreign hook.
+func hookScript(h gitHook, chain bool) string {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n# " + HookMarker + "\n" + h.Comment + "\n")
+	if chain && h.Name == "pre-push" {
+		// Entire does not read stdin; git's ref list is left for the chained hook.
+		b.WriteString("# Keep git's ref list on stdin for the chained hook below.\n{\n")
+		b.WriteString(h.Command + "\n} </dev/null\n")
+	} else {
+		b.WriteString(h.Command + "\n")
+	}
+	if chain {
+		backup := `"$_entire_hook_dir/` + h.Name + BackupSuffix + `"`
+		b.WriteString("# Chain: run pre-existing hook\n")
+		b.WriteString(`_entire_hook_dir="$(dirname "$0")"` + "\n")
+		b.WriteString("if [ -x " + backup + " ]; then\n")
+		b.WriteString("    " + backup + ` "$@"` + "\n")
+		b.WriteString("    exit $?\n")
+		b.WriteString("fi\n")
+	}
+	return b.String()
+}
+
+// isOurs reports whether hook file content carries the Entire marker.
+func isOurs(data []byte) bool {
+	return bytes.Contains(data, []byte(HookMarker))
+}
+
+// GitHooksInstalled reports whether all four hooks exist in hooksDir and carry the marker.
+func GitHooksInstalled(hooksDir string) bool {
+	for _, h := range gitHooks {
+		data, err := os.ReadFile(filepath.Join(hooksDir, h.Name))
+		if err != nil || !isOurs(data) {
+			return false
+		}
+	}
+	return true
+}
+
+// InstallGitHooks writes the four hooks into hooksDir (created if missing) and returns
+// report lines. A foreign hook is renamed to <name>.pre-entire and chained; when that
+// backup name is taken it is moved to the first free <name>.pre-entire.N instead (not
+// chained) with a warning. Re-running changes nothing and reports nothing.
+func InstallGitHooks(hooksDir string) ([]string, error) {
+	if err := os.MkdirAll(hooksDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create hooks directory: %w", err)
+	}
+	var lines, written []string
+	for _, h := range gitHooks {
+		path := filepath.Join(hooksDir, h.Name)
+		backup := path + BackupSuffix
+		data, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return lines, fmt.Errorf("read %s hook: %w", h.Name, err)
+		case !isOurs(data):
+			line, err := moveAside(path, backup, h.Name)
+			if err != nil {
+				return lines, err
+			}
+			lines = append(lines, line)
+			data = nil
+		}
+		want := hookScript(h, exists(backup))
+		if string(data) == want && isExecutable(path) {
+			continue
+		}
+		if err := writeFileAtomic(path, []byte(want), 0o755); err != nil {
+			return lines, fmt.Errorf("write %s hook: %w", h.Name, err)
+		}
+		written = append(written, h.Name)
+	}
+	if len(written) > 0 {
+		lines = append(lines, "Installed git hooks: "+strings.Join(written, ", "))
+	}
+	return lines, nil
+}
+
+// moveAside renames a foreign hook to its backup name, or to a numbered name when a
+// backup already exists, and returns the line that reports it.
+func moveAside(path, backup, name string) (string, error) {
+	if !exists(backup) {
+		if err := os.Rename(path, backup); err != nil {
+			return "", fmt.Errorf("back up %s hook: %w", name, err)
+		}
+		return fmt.Sprintf("Backed up existing %s hook to %s%s", name, name, BackupSuffix), nil
+	}
+	for n := 1; ; n++ {
+		spare := backup + "." + strconv.Itoa(n)
+		if exists(spare) {
+			continue
+		}
+		if err := os.Rename(path, spare); err != nil {
+			return "", fmt.Errorf("move aside %s hook: %w", name, err)
+		}
+		return fmt.Sprintf("Warning: %s%s already exists; moved the existing %s hook to %s (it will not run)",
+			name, BackupSuffix, name, filepath.Base(spare)), nil
+	}
+}
+
+// isExecutable reports whether path is a regular file with an execute bit set.
+func isExecutable(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0
+}
+
+// RemoveGitHooks deletes the hooks that carry the marker and renames each
+// <name>.pre-entire back to <name> when that name is free. It returns report lines.
+func RemoveGitHooks(hooksDir string) ([]string, error) {
+	var lines, removed []string
+	var errs []error
+	for _, h := range gitHooks {
+		path := filepath.Join(hooksDir, h.Name)
+		backup := path + BackupSuffix
+		if data, err := os.ReadFile(path); err == nil && isOurs(data) {
+			if err := os.Remove(path); err != nil {
+				errs = append(errs, fmt.Errorf("remove %s hook: %w", h.Name, err))
+				continue
+			}
+			removed = append(removed, h.Name)
+		}
+		if !exists(backup) {
+			continue
+		}
+		if exists(path) {
+			lines = append(lines, fmt.Sprintf("Kept %s%s: another %s hook is in place", h.Name, BackupSuffix, h.Name))
+			continue
+		}
+		if err := os.Rename(backup, path); err != nil {
+			errs = append(errs, fmt.Errorf("restore %s hook: %w", h.Name, err))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("Restored %s%s to %s", h.Name, BackupSuffix, h.Name))
+	}
+	if len(removed) > 0 {
+		lines = append([]string{"✓ Removed git hooks: " + strings.Join(removed, ", ")}, lines...)
+	}
+	return lines, errors.Join(errs...)
+}

@@ -1,0 +1,298 @@
+package setup
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var goldenHooks = map[string]string{
+	"prepare-commit-msg": `#!/bin/sh
+# Entire CLI hooks
+# Adds the Entire-Checkpoint trailer when agent work is pending; never blocks the commit.
+entire hooks git prepare-commit-msg "$1" "$2" 2>/dev/null || true
+`,
+	"commit-msg": `#!/bin/sh
+# Entire CLI hooks
+# Drops the trailer again when the message has no user text, so an empty commit still aborts.
+entire hooks git commit-msg "$1" || exit 1
+`,
+	"post-commit": `#!/bin/sh
+# Entire CLI hooks
+# Condenses the session onto entire/checkpoints/v1 when the new commit carries a trailer.
+entire hooks git post-commit 2>/dev/null || true
+`,
+	"pre-push": `#!/bin/sh
+# Entire CLI hooks
+# Pushes the session logs along with the user's push; $1 names the remote.
+entire hooks git pre-push "$1" || true
+`,
+}
+
+const chainedCommitMsg = `#!/bin/sh
+# Entire CLI hooks
+# Drops the trailer again when the message has no user text, so an empty commit still aborts.
+entire hooks git commit-msg "$1" || exit 1
+# Chain: run pre-existing hook
+_entire_hook_dir="$(dirname "$0")"
+if [ -x "$_entire_hook_dir/commit-msg.pre-entire" ]; then
+    "$_entire_hook_dir/commit-msg.pre-entire" "$@"
+    exit $?
+fi
+`
+
+const chainedPrePush = `#!/bin/sh
+# Entire CLI hooks
+# Pushes the session logs along with the user's push; $1 names the remote.
+# Keep git's ref list on stdin for the chained hook below.
+{
+entire hooks git pre-push "$1" || true
+} </dev/null
+# Chain: run pre-existing hook
+_entire_hook_dir="$(dirname "$0")"
+if [ -x "$_entire_hook_dir/pre-push.pre-entire" ]; then
+    "$_entire_hook_dir/pre-push.pre-entire" "$@"
+    exit $?
+fi
+`
+
+func TestInstallGitHooksGolden(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "custom", "hooks") // created on demand
+	lines, err := InstallGitHooks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Installed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push"}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	for name, golden := range goldenHooks {
+		path := filepath.Join(dir, name)
+		if diff := cmp.Diff(golden, readFile(t, path)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+		if info, _ := os.Stat(path); info.Mode().Perm() != 0o755 {
+			t.Errorf("%s mode = %v, want 0755", name, info.Mode().Perm())
+		}
+	}
+	if !GitHooksInstalled(dir) {
+		t.Error("GitHooksInstalled = false after install")
+	}
+	lines, err = InstallGitHooks(dir)
+	if err != nil || len(lines) != 0 {
+		t.Errorf("second install: lines %q, err %v; want none", lines, err)
+	}
+}
+
+func TestGitHooksInstalledNeedsAllFourMarked(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := InstallGitHooks(dir); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "post-commit"), "#!/bin/sh\necho mine\n", 0o755)
+	if GitHooksInstalled(dir) {
+		t.Error("GitHooksInstalled = true with an unmarked post-commit")
+	}
+	if err := os.Remove(filepath.Join(dir, "post-commit")); err != nil {
+		t.Fatal(err)
+	}
+	if GitHooksInstalled(dir) {
+		t.Error("GitHooksInstalled = true with post-commit missing")
+	}
+}
+
+// foreignHook records its arguments and stdin in $HOOK_LOG and exits with $FOREIGN_EXIT.
+const foreignHook = `#!/bin/sh
+echo "foreign $*" >> "$HOOK_LOG"
+while read -r line; do echo "stdin $line" >> "$HOOK_LOG"; done
+exit "${FOREIGN_EXIT:-0}"
+`
+
+// entireStub stands in for the entire binary: it records its argv, swallows stdin and
+// exits with $ENTIRE_EXIT.
+const entireStub = `#!/bin/sh
+echo "entire $*" >> "$HOOK_LOG"
+cat >/dev/null
+exit "${ENTIRE_EXIT:-0}"
+`
+
+// runHook executes hook with /bin/sh and the stub entire first on PATH. It returns the
+// recorded log lines and the exit code.
+func runHook(t *testing.T, hook string, stdin string, env []string, args ...string) ([]string, int) {
+	t.Helper()
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "entire"), entireStub, 0o755)
+	logPath := filepath.Join(t.TempDir(), "log")
+	cmd := exec.Command("/bin/sh", append([]string{hook}, args...)...)
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOOK_LOG="+logPath)
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	code := 0
+	if out, err := cmd.CombinedOutput(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("run %s: %v\n%s", hook, err, out)
+		}
+		code = exit.ExitCode()
+	}
+	data, _ := os.ReadFile(logPath)
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"), code
+}
+
+func TestForeignHookBackedUpChainedAndRun(t *testing.T) {
+	tests := []struct {
+		hook  string
+		args  []string
+		stdin string
+		env   []string
+		want  []string
+		code  int
+	}{
+		{"prepare-commit-msg", []string{"MSG", "message"}, "", nil,
+			[]string{"entire hooks git prepare-commit-msg MSG message", "foreign MSG message"}, 0},
+		{"prepare-commit-msg", []string{"MSG"}, "", []string{"FOREIGN_EXIT=3"},
+			[]string{"entire hooks git prepare-commit-msg MSG ", "foreign MSG"}, 3},
+		{"prepare-commit-msg", []string{"MSG"}, "", []string{"ENTIRE_EXIT=1"},
+			[]string{"entire hooks git prepare-commit-msg MSG ", "foreign MSG"}, 0},
+		{"commit-msg", []string{"MSG"}, "", nil,
+			[]string{"entire hooks git commit-msg MSG", "foreign MSG"}, 0},
+		{"commit-msg", []string{"MSG"}, "", []string{"FOREIGN_EXIT=4"},
+			[]string{"entire hooks git commit-msg MSG", "foreign MSG"}, 4},
+		{"commit-msg", []string{"MSG"}, "", []string{"ENTIRE_EXIT=2"},
+			[]string{"entire hooks git commit-msg MSG"}, 1},
+		{"post-commit", nil, "", []string{"FOREIGN_EXIT=5"},
+			[]string{"entire hooks git post-commit", "foreign "}, 5},
+		{"pre-push", []string{"origin", "git@x:y.git"}, "refs/heads/a 111 refs/heads/a 000\n", []string{"FOREIGN_EXIT=6"},
+			[]string{"entire hooks git pre-push origin", "foreign origin git@x:y.git", "stdin refs/heads/a 111 refs/heads/a 000"}, 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.hook+strings.Join(tt.env, ","), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, tt.hook), foreignHook, 0o755)
+			lines, err := InstallGitHooks(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			backupLine := "Backed up existing " + tt.hook + " hook to " + tt.hook + ".pre-entire"
+			if len(lines) == 0 || lines[0] != backupLine {
+				t.Errorf("lines = %q, want first %q", lines, backupLine)
+			}
+			if got := readFile(t, filepath.Join(dir, tt.hook+BackupSuffix)); got != foreignHook {
+				t.Errorf("backup content = %q", got)
+			}
+			log, code := runHook(t, filepath.Join(dir, tt.hook), tt.stdin, tt.env, tt.args...)
+			if diff := cmp.Diff(tt.want, log); diff != "" {
+				t.Errorf("run order (-want +got):\n%s", diff)
+			}
+			if code != tt.code {
+				t.Errorf("exit code = %d, want %d", code, tt.code)
+			}
+		})
+	}
+}
+
+func TestChainedHookGoldenAndIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "commit-msg"), foreignHook, 0o755)
+	writeFile(t, filepath.Join(dir, "pre-push"), foreignHook, 0o755)
+	if _, err := InstallGitHooks(dir); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(chainedCommitMsg, readFile(t, filepath.Join(dir, "commit-msg"))); diff != "" {
+		t.Errorf("commit-msg (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(chainedPrePush, readFile(t, filepath.Join(dir, "pre-push"))); diff != "" {
+		t.Errorf("pre-push (-want +got):\n%s", diff)
+	}
+	lines, err := InstallGitHooks(dir)
+	if err != nil || len(lines) != 0 {
+		t.Errorf("re-install: lines %q, err %v; want none", lines, err)
+	}
+	if got := readFile(t, filepath.Join(dir, "commit-msg.pre-entire")); got != foreignHook {
+		t.Errorf("re-install replaced the backup with %q", got)
+	}
+	if exists(filepath.Join(dir, "commit-msg.pre-entire.1")) {
+		t.Error("re-install backed up Entire's own hook")
+	}
+}
+
+func TestUnchainedHookExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := InstallGitHooks(dir); err != nil {
+		t.Fatal(err)
+	}
+	fail := []string{"ENTIRE_EXIT=9"}
+	if _, code := runHook(t, filepath.Join(dir, "post-commit"), "", fail); code != 0 {
+		t.Errorf("post-commit exit = %d, want 0", code)
+	}
+	if _, code := runHook(t, filepath.Join(dir, "commit-msg"), "", fail, "MSG"); code != 1 {
+		t.Errorf("commit-msg exit = %d, want 1", code)
+	}
+}
+
+func TestNonExecutableBackupIsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "commit-msg"), foreignHook, 0o644)
+	if _, err := InstallGitHooks(dir); err != nil {
+		t.Fatal(err)
+	}
+	log, code := runHook(t, filepath.Join(dir, "commit-msg"), "", []string{"FOREIGN_EXIT=4"}, "MSG")
+	if diff := cmp.Diff([]string{"entire hooks git commit-msg MSG"}, log); diff != "" || code != 0 {
+		t.Errorf("exit %d, log (-want +got):\n%s", code, diff)
+	}
+}
+
+func TestSecondForeignHookMovedAsideNotLost(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "post-commit.pre-entire"), "#!/bin/sh\necho first\n", 0o755)
+	writeFile(t, filepath.Join(dir, "post-commit"), "#!/bin/sh\necho second\n", 0o755)
+	lines, err := InstallGitHooks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(dir, "post-commit.pre-entire.1")); got != "#!/bin/sh\necho second\n" {
+		t.Errorf("second hook = %q", got)
+	}
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "Warning: post-commit.pre-entire already exists") {
+		t.Errorf("lines = %q, want a warning first", lines)
+	}
+}
+
+func TestRemoveGitHooksRestoresBackups(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "commit-msg"), foreignHook, 0o755)
+	writeFile(t, filepath.Join(dir, "pre-push"), foreignHook, 0o755)
+	if _, err := InstallGitHooks(dir); err != nil {
+		t.Fatal(err)
+	}
+	other := "#!/bin/sh\necho newer\n"
+	writeFile(t, filepath.Join(dir, "pre-push"), other, 0o755) // a foreign tool took the name since
+	lines, err := RemoveGitHooks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"✓ Removed git hooks: prepare-commit-msg, commit-msg, post-commit",
+		"Restored commit-msg.pre-entire to commit-msg",
+		"Kept pre-push.pre-entire: another pre-push hook is in place",
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if got := readFile(t, filepath.Join(dir, "commit-msg")); got != foreignHook {
+		t.Errorf("commit-msg = %q, want the restored foreign hook", got)
+	}
+	if got := readFile(t, filepath.Join(dir, "pre-push")); got != other {
+		t.Errorf("pre-push = %q, want the newer foreign hook", got)
+	}
+	for _, name := range []string{"prepare-commit-msg", "post-commit", "commit-msg.pre-entire"} {
+		if exists(filepath.Join(dir, name)) {
+			t.Errorf("%s still exists", name)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+// Package setup does the file work behind `entire enable`, `entire disable` and
+// `entire status` (spec §7, §8.1, §8.3, §10): it reads and writes the Entire settings
+// files, installs and removes the Claude Code hooks in .claude/settings.json and the
+// four git hooks, and reports what is installed.
+//
+// It starts no process. The caller resolves the worktree root and the hooks directory
+// with git and passes them in as Paths.
+package setup
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Settings file locations, relative to the worktree root (spec §7.1).
+const (
+	ProjectSettingsFile = ".entire/settings.json"
+	LocalSettingsFile   = ".entire/settings.local.json"
+)
+
+// DefaultStrategy is the strategy used when no settings file names one.
+const DefaultStrategy = "manual-commit"
+
+// Strategy option keys read by the accessors below.
+const (
+	optPushSessions        = "push_sessions"
+	optMultiSessionWarning = "enable_multisession_warning"
+)
+
+// Settings is the effective settings (§7.1). Only the six known top-level keys exist in files.
+// Strategy is kept as written (after defaulting an empty value); callers map unknown
+// strategies to the default when they pick one.
+type Settings struct {
+	Strategy        string         // default "manual-commit"
+	Enabled         bool           // default true
+	LocalDev        bool           // hooks run `go run …` instead of `entire`
+	LogLevel        string         // empty means the default (INFO)
+	StrategyOptions map[string]any // raw object; numbers are json.Number
+	Telemetry       *bool          // nil = not asked, false = opted out
+}
+
+// DefaultSettings returns the settings in effect when no settings file exists.
+func DefaultSettings() Settings {
+	return Settings{Strategy: DefaultStrategy, Enabled: true}
+}
+
+// PushSessions reports whether pre-push should push session logs: false only when
+// strategy_options.push_sessions is explicitly false.
+func (s Settings) PushSessions() bool {
+	v, ok := s.StrategyOptions[optPushSessions].(bool)
+	return !ok || v
+}
+
+// MultiSessionWarning reports whether strategy_options.enable_multisession_warning is true.
+// The key lives inside strategy_options because the reference rejects unknown top-level keys.
+func (s Settings) MultiSessionWarning() bool {
+	v, ok := s.StrategyOptions[optMultiSessionWarning].(bool)
+	return ok && v
+}
+
+// settingsFile is one settings file as stored; pointers tell an absent key from a zero one.
+type settingsFile struct {
+	Strategy        string         `json:"strategy"`
+	Enabled         *bool          `json:"enabled"`
+	LocalDev        *bool          `json:"local_dev"`
+	LogLevel        string         `json:"log_level"`
+	StrategyOptions map[string]any `json:"strategy_options"`
+	Telemetry       *bool          `json:"telemetry"`
+}
+
+// onDiskSettings is the shape WriteSettings produces, in the reference's key order.
+type onDiskSettings struct {
+	Strategy        string         `json:"strategy"`
+	Enabled         bool           `json:"enabled"`
+	LocalDev        bool           `json:"local_dev,omitempty"`
+	LogLevel        string         `json:"log_level,omitempty"`
+	StrategyOptions map[string]any `json:"strategy_options,omitempty"`
+	Telemetry       *bool          `json:"telemetry,omitempty"`
+}
+
+// overlay applies f on top of s with the §7.1 local-override rules: strings only when
+// non-empty, booleans whenever present, strategy_options merged key by key.
+func (s *Settings) overlay(f settingsFile) {
+	if f.Strategy != "" {
+		s.Strategy = f.Strategy
+	}
+	if f.Enabled != nil {
+		s.Enabled = *f.Enabled
+	}
+	if f.LocalDev != nil {
+		s.LocalDev = *f.LocalDev
+	}
+	if f.LogLevel != "" {
+		s.LogLevel = f.LogLevel
+	}
+	if len(f.StrategyOptions) > 0 {
+		merged := make(map[string]any, len(s.StrategyOptions)+len(f.StrategyOptions))
+		for k, v := range s.StrategyOptions {
+			merged[k] = v
+		}
+		for k, v := range f.StrategyOptions {
+			merged[k] = v
+		}
+		s.StrategyOptions = merged
+	}
+	if f.Telemetry != nil {
+		t := *f.Telemetry
+		s.Telemetry = &t
+	}
+}
+
+// LoadSettings returns the effective settings of the worktree at topLevel: defaults,
+// then .entire/settings.json, then .entire/settings.local.json as overrides (§7.1).
+// Missing files are skipped. Unknown keys, wrong types and malformed JSON are errors
+// naming the file; the defaults are returned with the error.
+func LoadSettings(topLevel string) (Settings, error) {
+	s := DefaultSettings()
+	for _, rel := range []string{ProjectSettingsFile, LocalSettingsFile} {
+		f, _, err := readSettingsFile(filepath.Join(topLevel, rel))
+		if err != nil {
+			return DefaultSettings(), err
+		}
+		s.overlay(f)
+	}
+	return s, nil
+}
+
+// readSettingsFile decodes one settings file strictly. A missing file is not an error
+// (exists is false).
+func readSettingsFile(path string) (f settingsFile, exists bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return settingsFile{}, false, nil
+	}
+	if err != nil {
+		return settingsFile{}, false, fmt.Errorf("read settings: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return settingsFile{}, true, fmt.Errorf("parse settings %s: file is empty", path)
+		}
+		return settingsFile{}, true, fmt.Errorf("parse settings %s: %w", path, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return settingsFile{}, true, fmt.Errorf("parse settings %s: unexpected data after the JSON object", path)
+	}
+	return f, true, nil
+}
+
+// WriteSettings writes s to path in the §7.1 on-disk shape (keys strategy, enabled,
+// local_dev, log_level, strategy_options, telemetry; empty optional keys omitted),
+// 2-space indented with a trailing newline, mode 0644. The parent directory is created.
+func WriteSettings(path string, s Settings) error {
+	data, err := encodeJSON(onDiskSettings{
+		Strategy:        s.Strategy,
+		Enabled:         s.Enabled,
+		LocalDev:        s.LocalDev,
+		LogLevel:        s.LogLevel,
+		StrategyOptions: s.StrategyOptions,
+		Telemetry:       s.Telemetry,
+	})
+	if err != nil {
+		return fmt.Errorf("encode settings: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create settings directory: %w", err)
+	}
+	if err := writeFileAtomic(path, data, 0o644); err != nil {
+		return fmt.Errorf("write settings: %w", err)
+	}
+	return nil
+}

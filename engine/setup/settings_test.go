@@ -1,0 +1,232 @@
+package setup
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeFile creates path (and its directories) with content.
+func writeFile(t *testing.T, path, content string, perm os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+func TestWriteSettingsGoldenSpecExample(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".entire", "settings.json")
+	s := Settings{Strategy: "manual-commit", Enabled: true, Telemetry: boolPtr(false)}
+	if err := WriteSettings(path, s); err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true,\n  \"telemetry\": false\n}\n"
+	if diff := cmp.Diff(want, readFile(t, path)); diff != "" {
+		t.Errorf("settings.json (-want +got):\n%s", diff)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Mode().Perm(); got != 0o644 {
+		t.Errorf("mode = %v, want 0644", got)
+	}
+}
+
+func TestWriteSettingsKeyOrderAndEscaping(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.local.json")
+	s := Settings{
+		Strategy:        "auto-commit",
+		Enabled:         false,
+		LocalDev:        true,
+		LogLevel:        "debug<&>",
+		StrategyOptions: map[string]any{"push_sessions": false, "enable_multisession_warning": true},
+		Telemetry:       boolPtr(true),
+	}
+	if err := WriteSettings(path, s); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "strategy": "auto-commit",
+  "enabled": false,
+  "local_dev": true,
+  "log_level": "debug\u003c\u0026\u003e",
+  "strategy_options": {
+    "enable_multisession_warning": true,
+    "push_sessions": false
+  },
+  "telemetry": true
+}
+`
+	if diff := cmp.Diff(want, readFile(t, path)); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadSettingsDefaultsWhenMissing(t *testing.T) {
+	s, err := LoadSettings(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(DefaultSettings(), s); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+	if !s.PushSessions() || s.MultiSessionWarning() {
+		t.Errorf("PushSessions=%v MultiSessionWarning=%v, want true false", s.PushSessions(), s.MultiSessionWarning())
+	}
+}
+
+func TestLoadSettingsRejectsUnknownTopLevelKey(t *testing.T) {
+	for _, rel := range []string{ProjectSettingsFile, LocalSettingsFile} {
+		t.Run(filepath.Base(rel), func(t *testing.T) {
+			top := t.TempDir()
+			writeFile(t, filepath.Join(top, rel), `{"enabled": true, "enable_multisession_warning": true}`, 0o644)
+			_, err := LoadSettings(top)
+			if err == nil {
+				t.Fatal("LoadSettings accepted an unknown top-level key")
+			}
+			for _, want := range []string{filepath.Join(top, rel), `"enable_multisession_warning"`} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %s", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadSettingsRejectsMalformed(t *testing.T) {
+	for name, content := range map[string]string{
+		"syntax":   `{"enabled": tru}`,
+		"type":     `{"enabled": "yes"}`,
+		"trailing": `{"enabled": true} {}`,
+		"empty":    ``,
+	} {
+		t.Run(name, func(t *testing.T) {
+			top := t.TempDir()
+			writeFile(t, filepath.Join(top, ProjectSettingsFile), content, 0o644)
+			if _, err := LoadSettings(top); err == nil {
+				t.Errorf("LoadSettings accepted %q", content)
+			}
+		})
+	}
+}
+
+func TestLoadSettingsMultiSessionWarningInsideStrategyOptions(t *testing.T) {
+	top := t.TempDir()
+	writeFile(t, filepath.Join(top, ProjectSettingsFile),
+		`{"strategy": "manual-commit", "enabled": true, "strategy_options": {"enable_multisession_warning": true}}`, 0o644)
+	s, err := LoadSettings(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.MultiSessionWarning() {
+		t.Error("MultiSessionWarning() = false, want true")
+	}
+	if !s.PushSessions() {
+		t.Error("PushSessions() = false without push_sessions, want true")
+	}
+}
+
+func TestLoadSettingsLocalOverrides(t *testing.T) {
+	tests := []struct {
+		name, project, local string
+		want                 Settings
+	}{
+		{
+			name:    "empty strings do not override, booleans do",
+			project: `{"strategy": "auto-commit", "enabled": true, "local_dev": true, "log_level": "debug", "telemetry": true}`,
+			local:   `{"strategy": "", "enabled": false, "local_dev": false, "log_level": "", "telemetry": false}`,
+			want:    Settings{Strategy: "auto-commit", Enabled: false, LocalDev: false, LogLevel: "debug", Telemetry: boolPtr(false)},
+		},
+		{
+			name:    "absent keys keep project values",
+			project: `{"strategy": "auto-commit", "enabled": false, "telemetry": true}`,
+			local:   `{"log_level": "warn"}`,
+			want:    Settings{Strategy: "auto-commit", Enabled: false, LogLevel: "warn", Telemetry: boolPtr(true)},
+		},
+		{
+			name:    "strategy_options merge key by key",
+			project: `{"strategy_options": {"push_sessions": false, "summarize": {"enabled": true}}}`,
+			local:   `{"strategy_options": {"push_sessions": true, "enable_multisession_warning": true}}`,
+			want: Settings{Strategy: DefaultStrategy, Enabled: true, StrategyOptions: map[string]any{
+				"push_sessions": true, "enable_multisession_warning": true, "summarize": map[string]any{"enabled": true},
+			}},
+		},
+		{
+			name:    "local only",
+			local:   `{"strategy": "auto-commit", "enabled": false}`,
+			want:    Settings{Strategy: "auto-commit", Enabled: false},
+			project: "",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			top := t.TempDir()
+			if tt.project != "" {
+				writeFile(t, filepath.Join(top, ProjectSettingsFile), tt.project, 0o644)
+			}
+			writeFile(t, filepath.Join(top, LocalSettingsFile), tt.local, 0o644)
+			got, err := LoadSettings(top)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("settings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPushSessionsOnlyExplicitFalseDisables(t *testing.T) {
+	for _, tt := range []struct {
+		opts map[string]any
+		want bool
+	}{
+		{nil, true},
+		{map[string]any{"push_sessions": true}, true},
+		{map[string]any{"push_sessions": "false"}, true},
+		{map[string]any{"push_sessions": false}, false},
+	} {
+		if got := (Settings{StrategyOptions: tt.opts}).PushSessions(); got != tt.want {
+			t.Errorf("PushSessions(%v) = %v, want %v", tt.opts, got, tt.want)
+		}
+	}
+}
+
+func TestSettingsRoundTripKeepsNumbers(t *testing.T) {
+	top := t.TempDir()
+	content := "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": true,\n  \"strategy_options\": {\n    \"limit\": 1.50\n  }\n}\n"
+	writeFile(t, filepath.Join(top, ProjectSettingsFile), content, 0o644)
+	s, err := LoadSettings(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.StrategyOptions["limit"].(json.Number); !ok {
+		t.Fatalf("limit decoded as %T, want json.Number", s.StrategyOptions["limit"])
+	}
+	out := filepath.Join(top, "out.json")
+	if err := WriteSettings(out, s); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(content, readFile(t, out)); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}

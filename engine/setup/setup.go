@@ -1,0 +1,241 @@
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Paths locates the repository for this package; the caller resolves them with git.
+type Paths struct {
+	TopLevel string // absolute worktree root
+	HooksDir string // absolute git hooks directory (already honours core.hooksPath)
+}
+
+func (p Paths) check() error {
+	if !filepath.IsAbs(p.TopLevel) || !filepath.IsAbs(p.HooksDir) {
+		return fmt.Errorf("setup paths must be absolute (top level %q, hooks %q)", p.TopLevel, p.HooksDir)
+	}
+	return nil
+}
+
+// AgentClaudeCode is the only agent whose hooks this package installs.
+const AgentClaudeCode = "claude-code"
+
+// EnableOptions are the `entire enable` flags that affect files. The caller turns
+// ENTIRE_TELEMETRY_OPTOUT into Telemetry = false.
+type EnableOptions struct {
+	Agent            string // "claude-code"; empty means claude-code
+	Local, Project   bool   // write .entire/settings.local.json or .entire/settings.json (default)
+	SkipPushSessions bool   // set strategy_options.push_sessions to false
+	Telemetry        *bool  // recorded when set
+	Force            bool   // remove Entire's Claude hooks before adding them again
+}
+
+// Report holds human-readable lines for the caller to print, in order.
+type Report struct {
+	Lines []string
+}
+
+func (r *Report) add(lines ...string) { r.Lines = append(r.Lines, lines...) }
+
+// entireDir is Entire's per-worktree directory, relative to the worktree root.
+const entireDir = ".entire"
+
+// gitignoreEntries are the lines §7.2 requires in .entire/.gitignore.
+var gitignoreEntries = []string{"tmp/", "settings.local.json", "metadata/", "logs/"}
+
+// EnsureGitignore creates .entire/ (0755) and appends each §7.2 entry to .entire/.gitignore,
+// on its own line, unless the file already contains it as a substring.
+func EnsureGitignore(topLevel string) error {
+	dir := filepath.Join(topLevel, entireDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create .entire directory: %w", err)
+	}
+	path := filepath.Join(dir, ".gitignore")
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read .entire/.gitignore: %w", err)
+	}
+	content := string(data)
+	for _, e := range gitignoreEntries {
+		if strings.Contains(content, e) {
+			continue
+		}
+		if content != "" && !strings.HasSuffix(content, "\n") {
+			content += "\n"
+		}
+		content += e + "\n"
+	}
+	if content == string(data) {
+		return nil
+	}
+	if err := writeFileAtomic(path, []byte(content), 0o644); err != nil {
+		return fmt.Errorf("write .entire/.gitignore: %w", err)
+	}
+	return nil
+}
+
+// Enable installs what `entire enable` installs (§8): the Claude Code hooks, .entire/ and
+// its .gitignore, the settings file (enabled, strategy defaulted) and the four git hooks.
+// It refuses to start when the existing settings do not load. Running it twice changes
+// nothing the second time. The caller prints "Ready." after its own git work.
+func Enable(p Paths, opt EnableOptions) (Report, error) {
+	var r Report
+	if err := p.check(); err != nil {
+		return r, err
+	}
+	if opt.Agent != "" && opt.Agent != AgentClaudeCode {
+		return r, fmt.Errorf("unsupported agent %q (supported: %s)", opt.Agent, AgentClaudeCode)
+	}
+	if opt.Local && opt.Project {
+		return r, errors.New("choose either --local or --project, not both")
+	}
+	effective, err := LoadSettings(p.TopLevel)
+	if err != nil {
+		return r, err
+	}
+	r.add("Agent: Claude Code")
+	added, err := installClaudeHooks(p.TopLevel, opt.Force)
+	if err != nil {
+		return r, err
+	}
+	if added > 0 {
+		r.add(fmt.Sprintf("Installed %d Claude Code hooks in %s", added, ClaudeSettingsFile))
+	} else {
+		r.add("Claude Code hooks already installed")
+	}
+	if err := EnsureGitignore(p.TopLevel); err != nil {
+		return r, err
+	}
+	lines, err := configure(p.TopLevel, opt, effective)
+	if err != nil {
+		return r, err
+	}
+	hookLines, err := InstallGitHooks(p.HooksDir)
+	r.add(hookLines...)
+	if err != nil {
+		return r, err
+	}
+	r.add("✓ Hooks installed")
+	r.add(lines...)
+	return r, nil
+}
+
+// configure writes the settings file chosen by opt with Enabled set, the strategy
+// defaulted and the opt-in options recorded. The target file's own keys are kept; the
+// other file's keys are not copied into it. When the project file is written and the local
+// file would still disable Entire, the local file is switched to enabled as well.
+func configure(topLevel string, opt EnableOptions, effective Settings) ([]string, error) {
+	rel := ProjectSettingsFile
+	if opt.Local {
+		rel = LocalSettingsFile
+	}
+	f, _, err := readSettingsFile(filepath.Join(topLevel, rel))
+	if err != nil {
+		return nil, err
+	}
+	var s Settings
+	s.overlay(f)
+	s.Enabled = true
+	if s.Strategy == "" {
+		s.Strategy = DefaultStrategy
+		if opt.Local {
+			s.Strategy = effective.Strategy
+		}
+	}
+	if opt.SkipPushSessions {
+		s.overlay(settingsFile{StrategyOptions: map[string]any{optPushSessions: false}})
+	}
+	if opt.Telemetry != nil {
+		s.overlay(settingsFile{Telemetry: opt.Telemetry})
+	}
+	if err := WriteSettings(filepath.Join(topLevel, rel), s); err != nil {
+		return nil, err
+	}
+	lines := []string{fmt.Sprintf("✓ Project configured (%s)", rel)}
+	if opt.Local {
+		return lines, nil
+	}
+	localPath := filepath.Join(topLevel, LocalSettingsFile)
+	local, _, err := readSettingsFile(localPath)
+	if err != nil || local.Enabled == nil || *local.Enabled {
+		return lines, err
+	}
+	var ls Settings
+	ls.overlay(local)
+	ls.Enabled = true
+	if err := WriteSettings(localPath, ls); err != nil {
+		return nil, err
+	}
+	return append(lines, fmt.Sprintf("Set enabled to true in %s", LocalSettingsFile)), nil
+}
+
+// Disable without uninstall writes the whole effective settings with enabled false to
+// .entire/settings.local.json (§10). With uninstall it removes Entire's Claude hooks and
+// deny rule, the marked git hooks (restoring backups) and .entire/; it carries on past
+// failures and returns them joined. Shadow branches and session files are the caller's.
+func Disable(p Paths, uninstall bool) (Report, error) {
+	var r Report
+	if err := p.check(); err != nil {
+		return r, err
+	}
+	if !uninstall {
+		s, err := LoadSettings(p.TopLevel)
+		if err != nil {
+			return r, err
+		}
+		s.Enabled = false
+		if err := EnsureGitignore(p.TopLevel); err != nil {
+			return r, err
+		}
+		if err := WriteSettings(filepath.Join(p.TopLevel, LocalSettingsFile), s); err != nil {
+			return r, err
+		}
+		r.add("Entire is now disabled.")
+		return r, nil
+	}
+	var errs []error
+	if n, err := uninstallClaudeHooks(p.TopLevel); err != nil {
+		errs = append(errs, err)
+	} else if n > 0 {
+		r.add(fmt.Sprintf("✓ Removed %d Claude Code hooks from %s", n, ClaudeSettingsFile))
+	}
+	lines, err := RemoveGitHooks(p.HooksDir)
+	r.add(lines...)
+	errs = append(errs, err)
+	dir := filepath.Join(p.TopLevel, entireDir)
+	if exists(dir) {
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, fmt.Errorf("remove .entire directory: %w", err))
+		} else {
+			r.add("✓ Removed " + entireDir + "/")
+		}
+	}
+	return r, errors.Join(errs...)
+}
+
+// Status is what `entire status` needs from the files.
+type Status struct {
+	ClaudeHooks   bool     // the Stop event runs Entire's stop hook
+	GitHooks      bool     // all four git hooks carry the marker
+	Settings      Settings // effective settings (defaults when SettingsErr is set)
+	SettingsErr   error    // why the settings did not load
+	ProjectExists bool     // .entire/settings.json exists
+	LocalExists   bool     // .entire/settings.local.json exists
+}
+
+// Inspect reads the installation state. "Not set up" is !ProjectExists && !LocalExists.
+func Inspect(p Paths) Status {
+	s, err := LoadSettings(p.TopLevel)
+	return Status{
+		ClaudeHooks:   claudeHooksInstalled(p.TopLevel),
+		GitHooks:      GitHooksInstalled(p.HooksDir),
+		Settings:      s,
+		SettingsErr:   err,
+		ProjectExists: exists(filepath.Join(p.TopLevel, ProjectSettingsFile)),
+		LocalExists:   exists(filepath.Join(p.TopLevel, LocalSettingsFile)),
+	}
+}

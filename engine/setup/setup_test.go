@@ -1,0 +1,222 @@
+package setup
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func newPaths(t *testing.T) Paths {
+	t.Helper()
+	top := t.TempDir()
+	return Paths{TopLevel: top, HooksDir: filepath.Join(top, ".git", "hooks")}
+}
+
+// snapshot reads every file under root into a map of relative path to content.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		files[rel] = readFile(t, path)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestEnableFreshRepository(t *testing.T) {
+	p := newPaths(t)
+	writeFile(t, filepath.Join(p.HooksDir, "prepare-commit-msg"), foreignHook, 0o755)
+	r, err := Enable(p, EnableOptions{Agent: "claude-code", SkipPushSessions: true, Telemetry: boolPtr(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines := []string{
+		"Agent: Claude Code",
+		"Installed 7 Claude Code hooks in .claude/settings.json",
+		"Backed up existing prepare-commit-msg hook to prepare-commit-msg.pre-entire",
+		"Installed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push",
+		"✓ Hooks installed",
+		"✓ Project configured (.entire/settings.json)",
+	}
+	if diff := cmp.Diff(wantLines, r.Lines); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+	files := snapshot(t, p.TopLevel)
+	want := map[string]string{
+		".claude/settings.json": freshClaudeSettings,
+		".entire/.gitignore":    "tmp/\nsettings.local.json\nmetadata/\nlogs/\n",
+		".entire/settings.json": `{
+  "strategy": "manual-commit",
+  "enabled": true,
+  "strategy_options": {
+    "push_sessions": false
+  },
+  "telemetry": false
+}
+`,
+		".git/hooks/prepare-commit-msg.pre-entire": foreignHook,
+		".git/hooks/commit-msg":                    goldenHooks["commit-msg"],
+		".git/hooks/post-commit":                   goldenHooks["post-commit"],
+		".git/hooks/pre-push":                      goldenHooks["pre-push"],
+	}
+	got := snapshot(t, p.TopLevel)
+	pcm := got[".git/hooks/prepare-commit-msg"]
+	delete(got, ".git/hooks/prepare-commit-msg")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(pcm, goldenHooks["prepare-commit-msg"]+"# Chain: run pre-existing hook\n") {
+		t.Errorf("prepare-commit-msg not chained:\n%s", pcm)
+	}
+	if info, _ := os.Stat(filepath.Join(p.TopLevel, ".entire")); info.Mode().Perm() != 0o755 {
+		t.Errorf(".entire mode = %v", info.Mode().Perm())
+	}
+
+	r, err = Enable(p, EnableOptions{SkipPushSessions: true, Telemetry: boolPtr(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(files, snapshot(t, p.TopLevel)); diff != "" {
+		t.Errorf("second Enable changed files (-first +second):\n%s", diff)
+	}
+	if r.Lines[1] != "Claude Code hooks already installed" {
+		t.Errorf("second report = %q", r.Lines)
+	}
+}
+
+func TestEnableKeepsProjectSettingsAndRejectsBadOnes(t *testing.T) {
+	p := newPaths(t)
+	project := filepath.Join(p.TopLevel, ProjectSettingsFile)
+	writeFile(t, project, `{"strategy": "auto-commit", "enabled": false, "log_level": "debug"}`, 0o644)
+	if _, err := Enable(p, EnableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"strategy\": \"auto-commit\",\n  \"enabled\": true,\n  \"log_level\": \"debug\"\n}\n"
+	if diff := cmp.Diff(want, readFile(t, project)); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+
+	writeFile(t, project, `{"strategy": "auto-commit", "colour": "blue"}`, 0o644)
+	if _, err := Enable(p, EnableOptions{}); err == nil || !strings.Contains(err.Error(), `"colour"`) {
+		t.Errorf("Enable with an unknown key: err = %v", err)
+	}
+	if _, err := Enable(p, EnableOptions{Agent: "gemini"}); err == nil {
+		t.Error("Enable accepted an unsupported agent")
+	}
+}
+
+func TestDisableThenEnable(t *testing.T) {
+	p := newPaths(t)
+	if _, err := Enable(p, EnableOptions{Telemetry: boolPtr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Disable(p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"Entire is now disabled."}, r.Lines); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+	local := filepath.Join(p.TopLevel, LocalSettingsFile)
+	want := "{\n  \"strategy\": \"manual-commit\",\n  \"enabled\": false,\n  \"telemetry\": false\n}\n"
+	if diff := cmp.Diff(want, readFile(t, local)); diff != "" {
+		t.Errorf("settings.local.json (-want +got):\n%s", diff)
+	}
+	st := Inspect(p)
+	if st.Settings.Enabled || st.SettingsErr != nil || !st.ProjectExists || !st.LocalExists || !st.ClaudeHooks || !st.GitHooks {
+		t.Errorf("status after disable = %+v", st)
+	}
+
+	r, err = Enable(p, EnableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := r.Lines[len(r.Lines)-1]; last != "Set enabled to true in .entire/settings.local.json" {
+		t.Errorf("last report line = %q", last)
+	}
+	if st := Inspect(p); !st.Settings.Enabled {
+		t.Error("still disabled after Enable")
+	}
+}
+
+func TestDisableUninstall(t *testing.T) {
+	p := newPaths(t)
+	writeFile(t, claudePath(p.TopLevel), foreignClaudeSettings, 0o600)
+	writeFile(t, filepath.Join(p.HooksDir, "commit-msg"), foreignHook, 0o755)
+	if _, err := Enable(p, EnableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Disable(p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines := []string{
+		"✓ Removed 7 Claude Code hooks from .claude/settings.json",
+		"✓ Removed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push",
+		"Restored commit-msg.pre-entire to commit-msg",
+		"✓ Removed .entire/",
+	}
+	if diff := cmp.Diff(wantLines, r.Lines); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+	got := snapshot(t, p.TopLevel)
+	if diff := cmp.Diff([]string{".claude/settings.json", ".git/hooks/commit-msg"}, mapKeys(got)); diff != "" {
+		t.Errorf("files left (-want +got):\n%s", diff)
+	}
+	if got[".git/hooks/commit-msg"] != foreignHook {
+		t.Errorf("commit-msg not restored: %q", got[".git/hooks/commit-msg"])
+	}
+	gotClaude, _ := decodeObject([]byte(got[".claude/settings.json"]))
+	wantClaude, _ := decodeObject([]byte(foreignClaudeSettings))
+	if diff := cmp.Diff(wantClaude, gotClaude); diff != "" {
+		t.Errorf("claude settings (-want +got):\n%s", diff)
+	}
+	if st := Inspect(p); st.ProjectExists || st.LocalExists || st.ClaudeHooks || st.GitHooks {
+		t.Errorf("status after uninstall = %+v", st)
+	}
+}
+
+func mapKeys(m map[string]string) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func TestEnsureGitignoreAppendsOnlyMissing(t *testing.T) {
+	top := t.TempDir()
+	path := filepath.Join(top, ".entire", ".gitignore")
+	writeFile(t, path, "# mine\n/tmp/\nlogs/old", 0o644)
+	if err := EnsureGitignore(top); err != nil {
+		t.Fatal(err)
+	}
+	want := "# mine\n/tmp/\nlogs/old\nsettings.local.json\nmetadata/\n"
+	if diff := cmp.Diff(want, readFile(t, path)); diff != "" {
+		t.Errorf(".gitignore (-want +got):\n%s", diff)
+	}
+	if err := EnsureGitignore(top); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, readFile(t, path)); diff != "" {
+		t.Errorf("second call changed .gitignore (-want +got):\n%s", diff)
+	}
+}
+
+func TestPathsMustBeAbsolute(t *testing.T) {
+	if _, err := Enable(Paths{TopLevel: "repo", HooksDir: "repo/.git/hooks"}, EnableOptions{}); err == nil {
+		t.Error("Enable accepted relative paths")
+	}
+}
