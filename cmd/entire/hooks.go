@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/setup"
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// hooksCmd is the entry point agents and git call. It always exits 0: an internal error is
+// logged to .entire/logs/entire.log so that a recorder bug never blocks a turn or a commit.
+type hooksCmd struct {
+	Agent string   `arg:"" help:"Who calls: claude-code or git."`
+	Verb  string   `arg:"" help:"The hook event, e.g. stop or post-commit."`
+	Args  []string `arg:"" optional:"" passthrough:"" help:"Arguments git passes to its hook."`
+}
+
+// hookRun is one hook invocation's context.
+type hookRun struct {
+	e        *env
+	repo     *gitexec.Repo
+	log      *slog.Logger
+	settings setup.Settings
+	started  time.Time
+}
+
+func (c *hooksCmd) Run(e *env) error {
+	h := &hookRun{e: e, started: time.Now()}
+	root := e.cwd
+	repo, repoErr := gitexec.Open(e.ctx, e.cwd)
+	level := ""
+	if repoErr == nil {
+		defer repo.Close()
+		h.repo, root = repo, repo.TopLevel
+		var err error
+		if h.settings, err = setup.LoadSettings(root); err != nil {
+			h.settings = setup.DefaultSettings() // unreadable settings: behave as enabled
+		}
+		level = h.settings.LogLevel
+	}
+	log, closeLog := openLog(root, level, e.stderr)
+	defer closeLog()
+	h.log = log.With("component", "hooks", "agent", c.Agent, "hook", c.Verb)
+	var err error
+	switch {
+	case repoErr != nil:
+		err = fmt.Errorf("not a git repository: %s: %w", e.cwd, repoErr)
+	case c.Agent == "claude-code":
+		err = h.claude(c.Verb)
+	case c.Agent == "git":
+		err = h.git(c.Verb, c.Args)
+	default:
+		err = fmt.Errorf("unknown hook source %q", c.Agent)
+	}
+	if err != nil {
+		h.log.Error("hook failed", "error", err.Error())
+	}
+	return nil
+}
+
+// logHookUsage records a hook call kong could not parse.
+func logHookUsage(e *env, args []string, err error) {
+	log, closeLog := openLog(e.cwd, "", e.stderr)
+	defer closeLog()
+	log.Error("hook usage", "component", "hooks", "args", args, "error", err.Error())
+}
+
+const startMessage = "\n\nPowered by Entire:\n  This conversation will be linked to your next commit."
+
+func (h *hookRun) claude(verb string) error {
+	data, err := io.ReadAll(h.e.stdin)
+	if err != nil {
+		return fmt.Errorf("read stdin: %w", err)
+	}
+	in, err := claudecode.ParseHookInput(data)
+	if err != nil {
+		return err
+	}
+	if !h.settings.Enabled {
+		return nil
+	}
+	if in.SessionID == "" && (verb == "user-prompt-submit" || verb == "stop") {
+		in.SessionID = "unknown"
+	}
+	if err := claudecode.ValidateSessionID(in.SessionID); err != nil {
+		return fmt.Errorf("reject session id: %w", err)
+	}
+	h.log = h.log.With("session_id", in.SessionID)
+	if in.TranscriptPath == "" {
+		in.TranscriptPath = defaultTranscriptPath(h.repo.TopLevel, in.SessionID)
+	}
+	en := engine.New(h.repo, h.log, h.e.stderr)
+	ctx := h.e.ctx
+	tr := events.Transcript{Path: in.TranscriptPath}
+	switch verb {
+	case "session-start":
+		n, err := en.SessionStart(ctx, events.SessionStarted{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, Source: in.Source, Transcript: tr})
+		msg := startMessage
+		if n > 0 {
+			msg += fmt.Sprintf("\n  %d other active conversation(s) in this workspace will also be included.\n  Use 'entire status' for more information.", n)
+		}
+		out, _ := json.Marshal(map[string]string{"systemMessage": msg})
+		fmt.Fprintln(h.e.stdout, string(out))
+		return err
+	case "user-prompt-submit":
+		h.autoHeal(en)
+		return en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, Prompt: in.Prompt, Transcript: tr})
+	case "stop":
+		return en.TurnEnd(ctx, events.TurnEnded{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, Transcript: tr}, in.LastAssistantMessage, h.started)
+	case "session-end":
+		return en.SessionEnd(ctx, events.SessionStopped{SessionID: in.SessionID, Reason: in.Reason})
+	case "pre-task", "post-task", "post-todo":
+		h.log.Info("subagent checkpoints are not implemented yet; ignoring", "verb", verb)
+		return nil
+	}
+	return fmt.Errorf("unknown claude-code hook %q", verb)
+}
+
+// autoHeal repairs the setup at every prompt (spec §5.3): .entire/.gitignore, the metadata
+// branch and the git hooks. Failures are only logged.
+func (h *hookRun) autoHeal(en *engine.Engine) {
+	if err := setup.EnsureGitignore(h.repo.TopLevel); err != nil {
+		h.log.Warn("auto-heal gitignore", "error", err.Error())
+	}
+	if err := en.EnsureMetadataBranch(h.e.ctx); err != nil {
+		h.log.Warn("auto-heal metadata branch", "error", err.Error())
+	}
+	hooksDir, err := h.repo.GitPath(h.e.ctx, "hooks")
+	if err == nil && !setup.GitHooksInstalled(hooksDir) {
+		_, err = setup.InstallGitHooks(hooksDir)
+	}
+	if err != nil {
+		h.log.Warn("auto-heal git hooks", "error", err.Error())
+	}
+}
+
+var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9]`)
+
+// defaultTranscriptPath is where Claude Code keeps a session's transcript (spec §13).
+func defaultTranscriptPath(top, sessionID string) string {
+	dir := os.Getenv("ENTIRE_TEST_CLAUDE_PROJECT_DIR")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".claude", "projects", nonAlnum.ReplaceAllString(top, "-"))
+	}
+	return filepath.Join(dir, sessionID+".jsonl")
+}
+
+func (h *hookRun) git(verb string, args []string) error {
+	en := engine.New(h.repo, h.log, h.e.stderr)
+	ctx := h.e.ctx
+	switch verb {
+	case "prepare-commit-msg":
+		if len(args) == 0 {
+			return errors.New("prepare-commit-msg: missing message file")
+		}
+		source := ""
+		if len(args) > 1 {
+			source = args[1]
+		}
+		return en.PrepareCommitMsg(ctx, args[0], source, newTerminal())
+	case "commit-msg":
+		if len(args) == 0 {
+			return errors.New("commit-msg: missing message file")
+		}
+		return engine.CommitMsg(args[0])
+	case "post-commit":
+		return en.PostCommit(ctx)
+	case "pre-push":
+		h.log.Info("pushing session logs is not implemented yet")
+		return nil
+	}
+	return fmt.Errorf("unknown git hook %q", verb)
+}

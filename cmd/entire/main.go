@@ -1,0 +1,90 @@
+// Command entire records AI coding-agent sessions into git.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// cli is the command tree. Each command lives in its own file.
+type cli struct {
+	Enable  enableCmd  `cmd:"" help:"Install the agent and git hooks and turn recording on."`
+	Disable disableCmd `cmd:"" help:"Turn recording off, or remove everything with --uninstall."`
+	Status  statusCmd  `cmd:"" help:"Show whether recording is on and list the sessions."`
+	Replay  replayCmd  `cmd:"" help:"Replay a session's journal event by event (debugging)."`
+	Version versionCmd `cmd:"" help:"Print the version."`
+	Hooks   hooksCmd   `cmd:"" hidden:"" help:"Entry points called by agents and git."`
+}
+
+// env is what every command receives: the process's streams and working directory.
+type env struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	cwd    string
+}
+
+// exitError carries a specific exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "entire:", err)
+		return 1
+	}
+	e := &env{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr, cwd: cwd}
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("entire"),
+		kong.Description("Record AI coding-agent sessions into git, link them to commits, and explain them later."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(int) {}),
+		kong.Bind(e),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "entire:", err)
+		return 1
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		if len(args) > 0 && args[0] == "hooks" {
+			// A hook must never block the agent or git over a usage problem.
+			logHookUsage(e, args, err)
+			return 0
+		}
+		fmt.Fprintf(stderr, "Error: Invalid usage: %v\n", err)
+		return 1
+	}
+	if kctx.Command() == "" || len(args) == 0 {
+		return 0 // --help was printed
+	}
+	if err := kctx.Run(); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.err != nil {
+				fmt.Fprintln(stderr, "Error:", ee.err)
+			}
+			return ee.code
+		}
+		fmt.Fprintln(stderr, "Error:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/setup"
+)
+
+type statusCmd struct {
+	Detailed bool `help:"Also show which settings files apply."`
+}
+
+func (c *statusCmd) Run(e *env) error {
+	repo, err := openRepo(e)
+	if err != nil {
+		fmt.Fprintln(e.stdout, "✕ not a git repository")
+		return nil
+	}
+	defer repo.Close()
+	p, err := setupPaths(e, repo)
+	if err != nil {
+		return err
+	}
+	st := setup.Inspect(p)
+	if !st.ClaudeHooks && !st.GitHooks && !st.ProjectExists && !st.LocalExists {
+		fmt.Fprintln(e.stdout, "○ not set up (run `entire enable` to get started)")
+		return nil
+	}
+	word := "Enabled"
+	if !st.Settings.Enabled {
+		word = "Disabled"
+	}
+	fmt.Fprintf(e.stdout, "%s (%s)\n", word, st.Settings.Strategy)
+	if c.Detailed {
+		fmt.Fprintf(e.stdout, "  Claude Code hooks: %v\n  Git hooks: %v\n", st.ClaudeHooks, st.GitHooks)
+		if st.SettingsErr != nil {
+			fmt.Fprintf(e.stdout, "  Settings error: %v\n", st.SettingsErr)
+		}
+	}
+	states, err := engine.NewStore(repo.CommonDir).List()
+	if err != nil {
+		return err
+	}
+	groups := map[string][]engine.State{}
+	for _, s := range states {
+		if s.EndedAt == nil {
+			groups[s.WorktreePath] = append(groups[s.WorktreePath], s)
+		}
+	}
+	if len(groups) == 0 {
+		fmt.Fprintln(e.stdout, "No active sessions.")
+		return nil
+	}
+	fmt.Fprintln(e.stdout, "\nActive Sessions:")
+	paths := make([]string, 0, len(groups))
+	for p := range groups {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, wt := range paths {
+		fmt.Fprintf(e.stdout, "  %s\n", wt)
+		for _, s := range groups[wt] {
+			line := fmt.Sprintf("    [%s] %s started %s", s.AgentType, short(s.SessionID, 7), age(s.StartedAt))
+			if s.LastInteractionTime != nil {
+				line += ", active " + age(*s.LastInteractionTime)
+			}
+			fmt.Fprintf(e.stdout, "%s (%s, %d checkpoints)\n", line, s.Phase.Normalize(), s.CheckpointCount)
+			if s.FirstPrompt != "" {
+				fmt.Fprintf(e.stdout, "      %q\n", truncate(s.FirstPrompt, 60))
+			}
+		}
+	}
+	return nil
+}
+
+func age(t time.Time) string {
+	d := time.Since(t).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+func short(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
+}

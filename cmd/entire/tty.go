@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// terminal is the controlling terminal of a git hook. ENTIRE_TEST_TTY=0 pretends there is
+// none (an agent), =1 pretends a person is there and answers every question with its default.
+type terminal struct {
+	forced string
+}
+
+func newTerminal() terminal { return terminal{forced: os.Getenv("ENTIRE_TEST_TTY")} }
+
+func (t terminal) Available() bool {
+	switch t.forced {
+	case "0":
+		return false
+	case "1":
+		return true
+	}
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+func (t terminal) Confirm(context []string, question string, def bool) bool {
+	if t.forced != "" {
+		return def
+	}
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return def
+	}
+	defer f.Close()
+	for _, l := range context {
+		fmt.Fprintln(f, l)
+	}
+	fmt.Fprint(f, question)
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if err != nil {
+		return def
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "":
+		return def
+	case "y", "yes":
+		return true
+	}
+	return false
+}

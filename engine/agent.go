@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// flushWait bounds how long turn end waits for the agent to finish writing its transcript.
+const flushWait = 3 * time.Second
+
+// scanPosition reads the transcript from a known position to its end, returning the new
+// complete-line position. A different file than before is read from the start.
+func scanPosition(path string, from events.Transcript) (claudecode.Scan, events.Transcript, error) {
+	pos := events.Transcript{Path: path}
+	if path == "" {
+		return claudecode.Scan{}, pos, nil
+	}
+	if from.Path != path {
+		from = events.Transcript{Path: path}
+	}
+	if fi, err := os.Stat(path); err != nil {
+		return claudecode.Scan{}, from, fmt.Errorf("stat transcript: %w", err)
+	} else if fi.Size() < from.Offset {
+		from = events.Transcript{Path: path} // rewritten: start over
+	}
+	sc, err := claudecode.ScanFile(path, from.Offset)
+	if err != nil {
+		return sc, from, err
+	}
+	pos.Lines = from.Lines + sc.Lines
+	pos.Offset = sc.EndOffset
+	pos.LastUUID = from.LastUUID
+	if sc.LastUUID != "" {
+		pos.LastUUID = sc.LastUUID
+	}
+	return sc, pos, nil
+}
+
+// TurnStart handles a prompt submission: it initializes the session on its first prompt,
+// records the transcript position and the dirty worktree before the agent acts, and decides
+// whether the shadow branch continues or starts afresh (seed "single branch with overlap").
+func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
+	wt, err := en.worktreeFacts(ctx)
+	if err != nil {
+		return err
+	}
+	sess, err := en.Store.Open(in.SessionID)
+	if err != nil {
+		return err
+	}
+	defer closeSession(en, sess)
+	s := sess.State
+	if s.Exists() && s.WorktreePath != "" && s.WorktreePath != wt.Path {
+		return fmt.Errorf("session %s belongs to worktree %s, not %s", in.SessionID, s.WorktreePath, wt.Path)
+	}
+	in.Worktree = wt
+	from := s.Recorder.TurnStart
+	if from.Offset < s.Recorder.CondensedOffset {
+		from = events.Transcript{Path: s.TranscriptPath, Lines: s.CheckpointTranscriptStart, Offset: s.Recorder.CondensedOffset}
+	}
+	if _, pos, err := scanPosition(in.Transcript.Path, from); err == nil {
+		in.Transcript = pos
+	} else {
+		in.Transcript = events.Transcript{Path: in.Transcript.Path}
+	}
+	st, err := en.dirtyStatus(ctx)
+	if err != nil {
+		return err
+	}
+	in.DirtyFiles = statusPaths(st)
+	if !s.Exists() {
+		for _, e := range st {
+			if e.Untracked() {
+				in.UntrackedFiles = append(in.UntrackedFiles, e.Path)
+			}
+		}
+	}
+	in.ResetShadow, err = en.shouldResetShadow(ctx, s, wt, in.DirtyFiles)
+	if err != nil {
+		return err
+	}
+	if in.TurnID == "" {
+		if in.TurnID, err = NewCheckpointID(); err != nil {
+			return err
+		}
+	}
+	if !s.Exists() {
+		fmt.Fprintf(en.Stderr, "Initialized shadow session: %s\n", in.SessionID)
+	}
+	return en.run(ctx, sess, en.event(in))
+}
+
+// shouldResetShadow is the overlap check at prompt start (seed 003, phase 1): a clean worktree,
+// or one whose changes do not overlap the shadow branch's files, means the shadow branch holds
+// dismissed work and the next checkpoint starts it afresh.
+func (en *Engine) shouldResetShadow(ctx context.Context, s State, wt events.Worktree, dirty []string) (bool, error) {
+	if wt.Head == "" {
+		return false, nil
+	}
+	branch := ShadowBranch(wt.Head, wt.ID)
+	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(branch))
+	if err != nil || !ok {
+		return false, err
+	}
+	if len(dirty) == 0 {
+		return true, nil
+	}
+	diff, err := en.Repo.DiffTree(ctx, wt.Head, string(tip))
+	if err != nil {
+		return false, err
+	}
+	shadowFiles := make([]string, 0, len(diff))
+	for _, d := range diff {
+		if !isInfrastructure(d.Path) {
+			shadowFiles = append(shadowFiles, d.Path)
+		}
+	}
+	return len(intersect(dirty, shadowFiles)) == 0, nil
+}
+
+// TurnEnd handles the end of an agent turn: it waits (bounded) for the transcript to be
+// flushed, reads the turn's new lines, and records which files the agent left changed.
+func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistant string, started time.Time) error {
+	wt, err := en.worktreeFacts(ctx)
+	if err != nil {
+		return err
+	}
+	in.Worktree = wt
+	if wt.Head == "" {
+		fmt.Fprintln(en.Stderr, "Entire: skipping checkpoint. Will activate after first commit.")
+		return fmt.Errorf("repository has no commits yet")
+	}
+	if _, err := os.Stat(in.Transcript.Path); err != nil {
+		return fmt.Errorf("transcript missing: %w", err)
+	}
+	sess, err := en.Store.Open(in.SessionID)
+	if err != nil {
+		return err
+	}
+	defer closeSession(en, sess)
+	s := sess.State
+	from := s.Recorder.TurnStart
+	scan, pos, err := scanPosition(in.Transcript.Path, from)
+	if err != nil {
+		return err
+	}
+	if lastAssistant == "" || scan.LastAssistant != lastAssistant {
+		in.Flushed = claudecode.WaitForFlush(ctx, in.Transcript.Path, started, flushWait)
+		if scan, pos, err = scanPosition(in.Transcript.Path, from); err != nil {
+			return err
+		}
+	} else {
+		in.Flushed = true
+	}
+	if scan.LastAssistant == "" {
+		scan.LastAssistant = lastAssistant
+	}
+	data, _, err := loadTranscript(in.Transcript.Path)
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) > pos.Offset {
+		data = data[:pos.Offset]
+	}
+	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: data}
+	in.Transcript = pos
+	in.Usage = scan.Usage
+	in.Summary = scan.LastAssistant
+	st, err := en.dirtyStatus(ctx)
+	if err != nil {
+		return err
+	}
+	in.Files = agentFiles(en.relFiles(scan.ModifiedFiles), statusPaths(st), s.Recorder.DirtyAtTurnStart)
+	return en.run(ctx, sess, en.event(in))
+}
+
+// agentFiles are the turn's files that still differ from HEAD: those the transcript says the
+// agent edited, plus paths that became dirty during the turn (shell commands leave no trace
+// in the transcript).
+func agentFiles(edited, dirty, dirtyAtStart []string) []string {
+	isDirty := map[string]bool{}
+	for _, p := range dirty {
+		isDirty[p] = true
+	}
+	wasDirty := map[string]bool{}
+	for _, p := range dirtyAtStart {
+		wasDirty[p] = true
+	}
+	var out []string
+	for _, p := range edited {
+		if isDirty[p] {
+			out = append(out, p)
+		}
+	}
+	for _, p := range dirty {
+		if !wasDirty[p] {
+			out = append(out, p)
+		}
+	}
+	return mergeSorted(nil, out)
+}
+
+// SessionStart handles the agent's session-start hook. It returns how many other sessions of
+// this worktree have uncommitted checkpoints on the current HEAD.
+func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) (int, error) {
+	wt, err := en.worktreeFacts(ctx)
+	if err != nil {
+		return 0, err
+	}
+	in.Worktree = wt
+	others := 0
+	states, err := en.Store.List()
+	if err != nil {
+		return 0, err
+	}
+	exists := false
+	for _, s := range states {
+		if s.SessionID == in.SessionID {
+			exists = true
+			continue
+		}
+		if s.WorktreePath == wt.Path && s.BaseCommit == wt.Head && s.CheckpointCount > 0 && s.Phase != PhaseEnded {
+			others++
+		}
+	}
+	if !exists {
+		return others, nil
+	}
+	sess, err := en.Store.Open(in.SessionID)
+	if err != nil {
+		return others, err
+	}
+	defer closeSession(en, sess)
+	return others, en.run(ctx, sess, en.event(in))
+}
+
+// SessionEnd handles the agent's session-end hook.
+func (en *Engine) SessionEnd(ctx context.Context, in events.SessionStopped) error {
+	if _, err := os.Stat(en.Store.JournalPath(in.SessionID)); err != nil {
+		return nil // nothing recorded for this session
+	}
+	sess, err := en.Store.Open(in.SessionID)
+	if err != nil {
+		return err
+	}
+	defer closeSession(en, sess)
+	return en.run(ctx, sess, en.event(in))
+}
+
+func closeSession(en *Engine, sess *Session) {
+	if err := sess.Close(); err != nil {
+		en.Log.Error("close session", "session_id", sess.ID, "error", err.Error())
+	}
+}

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+// metaRef is the metadata branch's full ref name.
+var metaRef = gitexec.BranchRef(MetadataBranch)
+
+// updateMetadataBranch commits a change to entire/checkpoints/v1 with compare-and-swap,
+// recomputing the change from the new tip when another writer got there first.
+func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate func(tip gitexec.OID) ([]gitexec.TreeChange, error)) (gitexec.OID, error) {
+	for attempt := 0; attempt < maxRefRetries; attempt++ {
+		tip, exists, err := en.Repo.ResolveRef(ctx, metaRef)
+		if err != nil {
+			return "", err
+		}
+		var base gitexec.OID
+		var parents []gitexec.OID
+		if exists {
+			if base, err = en.treeOf(ctx, string(tip)); err != nil {
+				return "", err
+			}
+			parents = []gitexec.OID{tip}
+		} else {
+			tip = ""
+		}
+		changes, err := mutate(tip)
+		if err != nil {
+			return "", err
+		}
+		tree, err := en.Repo.BuildTree(ctx, base, changes)
+		if err != nil {
+			return "", fmt.Errorf("build metadata tree: %w", err)
+		}
+		commit, err := en.Repo.CommitTree(ctx, tree, parents, msg)
+		if err != nil {
+			return "", fmt.Errorf("commit metadata: %w", err)
+		}
+		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: metaRef, New: commit, Old: tip}})
+		if errors.Is(err, gitexec.ErrRefMoved) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return commit, nil
+	}
+	return "", fmt.Errorf("update %s: %w after %d attempts", MetadataBranch, gitexec.ErrRefMoved, maxRefRetries)
+}
+
+// EnsureMetadataBranch creates entire/checkpoints/v1 as an orphan commit of the empty tree
+// when it does not exist (spec §1.2).
+func (en *Engine) EnsureMetadataBranch(ctx context.Context) error {
+	_, exists, err := en.Repo.ResolveRef(ctx, metaRef)
+	if err != nil || exists {
+		return err
+	}
+	empty, err := en.Repo.EmptyTree(ctx)
+	if err != nil {
+		return err
+	}
+	commit, err := en.Repo.CommitTree(ctx, empty, nil,
+		"Initialize metadata branch\n\nThis branch stores session metadata for the auto-commit strategy.\n")
+	if err != nil {
+		return fmt.Errorf("create metadata branch: %w", err)
+	}
+	err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: metaRef, New: commit}})
+	if errors.Is(err, gitexec.ErrRefMoved) {
+		return nil // someone else created it
+	}
+	return err
+}
+
+// checkpointSlots reads a checkpoint's root summary and every slot's metadata at tip.
+// exists=false when the checkpoint is not on the branch.
+func (en *Engine) checkpointSlots(ctx context.Context, tip gitexec.OID, id string) (CheckpointSummary, []CommittedMetadata, bool, error) {
+	var sum CheckpointSummary
+	if tip == "" {
+		return sum, nil, false, nil
+	}
+	cp := CheckpointPath(id)
+	data, ok, err := en.Repo.ReadBlob(ctx, string(tip)+":"+cp+"/metadata.json")
+	if err != nil || !ok {
+		return sum, nil, false, err
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return sum, nil, false, fmt.Errorf("read %s/metadata.json: %w", cp, err)
+	}
+	slots := make([]CommittedMetadata, len(sum.Sessions))
+	for i := range sum.Sessions {
+		p := cp + "/" + strconv.Itoa(i) + "/metadata.json"
+		data, ok, err := en.Repo.ReadBlob(ctx, string(tip)+":"+p)
+		if err != nil {
+			return sum, nil, false, err
+		}
+		if !ok {
+			return sum, nil, false, fmt.Errorf("checkpoint %s: missing %s", id, p)
+		}
+		if err := json.Unmarshal(data, &slots[i]); err != nil {
+			return sum, nil, false, fmt.Errorf("read %s: %w", p, err)
+		}
+	}
+	return sum, slots, true, nil
+}
+
+// slotEntries lists the files currently in a slot directory.
+func (en *Engine) slotEntries(ctx context.Context, tip gitexec.OID, dir string) ([]gitexec.TreeEntry, error) {
+	if tip == "" {
+		return nil, nil
+	}
+	entries, _, err := en.Repo.ReadTree(ctx, string(tip)+":"+dir)
+	return entries, err
+}
+
+// slotWrite is the content of one session slot.
+type slotWrite struct {
+	meta       CommittedMetadata
+	transcript []byte
+	prompts    []byte // prompt.txt; nil when there were no prompts
+	context    []byte // context.md; nil when there were no prompts
+}
+
+// writeSlot returns the tree changes that put a session's slot into a checkpoint, replacing
+// whatever that session had there and recomputing the root summary from all slots (spec §3.8).
+func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) ([]gitexec.TreeChange, int, error) {
+	id := w.meta.CheckpointID
+	cp := CheckpointPath(id)
+	sum, slots, _, err := en.checkpointSlots(ctx, tip, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	slot := len(slots)
+	for i, m := range slots {
+		if m.SessionID == w.meta.SessionID {
+			slot = i
+			break
+		}
+	}
+	dir := cp + "/" + strconv.Itoa(slot)
+	metaJSON, err := marshalJSON(w.meta)
+	if err != nil {
+		return nil, 0, err
+	}
+	blobs := []namedBlob{{"metadata.json", metaJSON}}
+	files := SessionFiles{
+		Metadata:    "/" + dir + "/metadata.json",
+		Transcript:  "/" + dir + "/full.jsonl",
+		ContentHash: "/" + dir + "/content_hash.txt",
+	}
+	if w.transcript != nil {
+		chunks, err := chunkTranscript(w.transcript)
+		if err != nil {
+			return nil, 0, err
+		}
+		blobs = append(blobs, chunks...)
+		blobs = append(blobs, namedBlob{"content_hash.txt", contentHash(w.transcript)})
+	}
+	if w.prompts != nil {
+		blobs = append(blobs, namedBlob{"prompt.txt", w.prompts}, namedBlob{"context.md", w.context})
+		files.Prompt = "/" + dir + "/prompt.txt"
+		files.Context = "/" + dir + "/context.md"
+	}
+	changes, err := en.replaceDir(ctx, tip, dir, blobs)
+	if err != nil {
+		return nil, 0, err
+	}
+	if slot == len(slots) {
+		slots = append(slots, w.meta)
+		sum.Sessions = append(sum.Sessions, files)
+	} else {
+		slots[slot] = w.meta
+		sum.Sessions[slot] = files
+	}
+	root := summarize(sum.Sessions, slots, w.meta)
+	rootJSON, err := marshalJSON(root)
+	if err != nil {
+		return nil, 0, err
+	}
+	rootChange, err := en.blobChanges(ctx, cp, []namedBlob{{"metadata.json", rootJSON}})
+	if err != nil {
+		return nil, 0, err
+	}
+	return append(changes, rootChange...), slot, nil
+}
+
+// replaceDir writes blobs into dir and deletes the dir's other files.
+func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, blobs []namedBlob) ([]gitexec.TreeChange, error) {
+	existing, err := en.slotEntries(ctx, tip, dir)
+	if err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, b := range blobs {
+		keep[b.name] = true
+	}
+	var changes []gitexec.TreeChange
+	for _, e := range existing {
+		if !keep[e.Name] {
+			changes = append(changes, gitexec.TreeChange{Path: dir + "/" + e.Name, Delete: true})
+		}
+	}
+	written, err := en.blobChanges(ctx, dir, blobs)
+	if err != nil {
+		return nil, err
+	}
+	return append(changes, written...), nil
+}
+
+// summarize recomputes the root summary: counts and files from all slots, writer fields from
+// the latest write.
+func summarize(sessions []SessionFiles, slots []CommittedMetadata, latest CommittedMetadata) CheckpointSummary {
+	sum := CheckpointSummary{
+		CLIVersion:   latest.CLIVersion,
+		CheckpointID: latest.CheckpointID,
+		Strategy:     latest.Strategy,
+		Branch:       latest.Branch,
+		Sessions:     sessions,
+		TokenUsage:   sumUsage(slots),
+	}
+	var files []string
+	for _, m := range slots {
+		sum.CheckpointsCount += m.CheckpointsCount
+		files = append(files, m.FilesTouched...)
+	}
+	sum.FilesTouched = mergeSorted(nil, files)
+	sort.Strings(sum.FilesTouched)
+	return sum
+}

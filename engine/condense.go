@@ -1,0 +1,338 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// sessionTranscript is the transcript used for condensation: the live file's complete lines,
+// else the copy on the session's shadow tip.
+func (en *Engine) sessionTranscript(ctx context.Context, s State) ([]byte, events.Transcript, error) {
+	data, pos, err := loadTranscript(s.TranscriptPath)
+	if err == nil {
+		return data, pos, nil
+	}
+	tip := s.Recorder.LastShadowCommit
+	if tip == "" {
+		return nil, pos, err
+	}
+	blob, ok, rerr := en.Repo.ReadBlob(ctx, tip+":.entire/metadata/"+s.SessionID+"/full.jsonl")
+	if rerr != nil || !ok {
+		return nil, pos, err
+	}
+	end := bytes.LastIndexByte(blob, '\n') + 1
+	blob = blob[:end]
+	pos.Lines = bytes.Count(blob, []byte{'\n'})
+	pos.Offset = int64(end)
+	return blob, pos, nil
+}
+
+// relFiles makes transcript paths repo-relative, dropping those outside the repository.
+func (en *Engine) relFiles(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if rel, ok := claudecode.RepoRelative(en.Repo.TopLevel, en.Repo.TopLevel, p); ok {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// slotContent renders the transcript, prompt.txt and context.md of a committed slot (spec §3.6).
+func slotContent(transcript []byte, full claudecode.Scan) slotWrite {
+	w := slotWrite{transcript: transcript}
+	if len(full.Prompts) > 0 {
+		w.prompts = []byte(claudecode.PromptsText(full.Prompts))
+		w.context = []byte(claudecode.CommittedContext(full.Prompts))
+	}
+	return w
+}
+
+// condense writes the session into the checkpoint named by the commit's trailer, then carries
+// its uncommitted files forward onto a shadow branch for the new HEAD.
+func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.Event, error) {
+	c := f.Commit
+	data, pos, err := en.sessionTranscript(ctx, s)
+	if err != nil {
+		en.Log.Warn("condense without transcript", "session_id", s.SessionID, "error", err.Error())
+		data = nil
+	}
+	full := claudecode.ScanBytes(data)
+	start := s.Recorder.CondensedOffset
+	if start < 0 || start > int64(len(data)) {
+		start = 0
+	}
+	fresh := claudecode.ScanBytes(data[start:])
+	files := s.FilesTouched
+	if len(files) == 0 {
+		files = intersect(en.relFiles(fresh.ModifiedFiles), c.Files)
+		if len(files) == 0 {
+			files = c.Files
+		}
+	}
+	w := slotContent(data, full)
+	if data == nil {
+		w.transcript = nil
+	}
+	w.meta = CommittedMetadata{
+		CLIVersion:                  Version,
+		CheckpointID:                c.CheckpointID,
+		SessionID:                   s.SessionID,
+		Strategy:                    StrategyManualCommit,
+		CreatedAt:                   en.Now().UTC(),
+		Branch:                      c.Branch,
+		CheckpointsCount:            s.CheckpointCount,
+		FilesTouched:                mergeSorted(nil, files),
+		Agent:                       agentOrDefault(s.AgentType),
+		TurnID:                      s.TurnID,
+		TranscriptIdentifierAtStart: s.TranscriptIdentifierAtStart,
+		CheckpointTranscriptStart:   s.CheckpointTranscriptStart,
+		TranscriptLinesAtStart:      s.CheckpointTranscriptStart,
+		TranscriptPath:              en.homeRelative(s.TranscriptPath),
+	}
+	if !fresh.Usage.IsZero() {
+		u := fresh.Usage
+		w.meta.TokenUsage = &u
+	}
+	msg := "Checkpoint: " + c.CheckpointID + "\n\nEntire-Session: " + s.SessionID +
+		"\nEntire-Strategy: " + StrategyManualCommit + "\nEntire-Agent: " + w.meta.Agent +
+		"\nEphemeral-branch: " + ShadowBranch(s.BaseCommit, s.WorktreeID) + "\n"
+	var slot int
+	metaCommit, err := en.updateMetadataBranch(ctx, msg, func(tip gitexec.OID) ([]gitexec.TreeChange, error) {
+		changes, n, err := en.writeSlot(ctx, tip, w)
+		slot = n
+		return changes, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("condense %s: %w", c.CheckpointID, err)
+	}
+	fmt.Fprintf(en.Stderr, "[entire] Condensed session %s: %s (%d checkpoints)\n", short(s.SessionID, 8), c.CheckpointID, s.CheckpointCount)
+	out := []events.Event{en.event(events.CheckpointCondensed{
+		CheckpointID: c.CheckpointID, MetadataCommit: string(metaCommit), UserCommit: c.Commit,
+		Slot: slot, Files: w.meta.FilesTouched, Provisional: f.Provisional, Transcript: pos,
+	})}
+	candidates := f.CarryForward
+	if len(candidates) == 0 && f.Provisional {
+		candidates = en.relFiles(full.ModifiedFiles)
+	}
+	cf, err := en.carryForward(ctx, s, c, candidates)
+	if err != nil {
+		en.Log.Warn("carry forward failed", "session_id", s.SessionID, "error", err.Error())
+		out = append(out, en.event(events.EffectFailed{Effect: "carry-forward", Error: err.Error()}))
+	} else if cf != nil {
+		out = append(out, en.event(*cf))
+	}
+	return out, nil
+}
+
+// carryForward snapshots the session's files that still carry uncommitted agent changes onto
+// the shadow branch of the new HEAD (content-aware, spec §3.8 and seed scenario 7): a file not
+// in the commit, or committed with a blob different from the shadow branch's.
+func (en *Engine) carryForward(ctx context.Context, s State, c events.GitCommitted, candidates []string) (*events.CarriedForward, error) {
+	if len(candidates) == 0 {
+		return nil, nil
+	}
+	inCommit := map[string]bool{}
+	for _, p := range c.Files {
+		inCommit[p] = true
+	}
+	var committed []string
+	for _, p := range candidates {
+		if inCommit[p] {
+			committed = append(committed, p)
+		}
+	}
+	shadowBlobs, headBlobs := map[string]gitexec.OID{}, map[string]gitexec.OID{}
+	if len(committed) > 0 && s.Recorder.LastShadowCommit != "" {
+		var err error
+		if shadowBlobs, err = en.blobOIDs(ctx, s.Recorder.LastShadowCommit, committed); err != nil {
+			return nil, err
+		}
+		if headBlobs, err = en.blobOIDs(ctx, c.Commit, committed); err != nil {
+			return nil, err
+		}
+	}
+	var remaining []string
+	for _, p := range candidates {
+		if !inCommit[p] {
+			remaining = append(remaining, p)
+			continue
+		}
+		if sb, ok := shadowBlobs[p]; ok && sb != headBlobs[p] {
+			remaining = append(remaining, p)
+		}
+	}
+	if len(remaining) == 0 {
+		return nil, nil
+	}
+	changes, err := en.worktreeChanges(ctx, remaining)
+	if err != nil {
+		return nil, err
+	}
+	headTree, err := en.treeOf(ctx, c.Commit)
+	if err != nil {
+		return nil, err
+	}
+	branch := ShadowBranch(c.Commit, s.WorktreeID)
+	msg := "carry forward: uncommitted session files\n\nEntire-Metadata: \nEntire-Session: " + s.SessionID +
+		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
+	for attempt := 0; attempt < maxRefRetries; attempt++ {
+		commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
+		if err == nil {
+			return &events.CarriedForward{Branch: branch, Commit: string(commit), Files: remaining}, nil
+		}
+		if !errors.Is(err, gitexec.ErrRefMoved) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("carry forward onto %s: %w", branch, gitexec.ErrRefMoved)
+}
+
+// blobOIDs looks up the blobs of paths in a commit with one ls-tree.
+func (en *Engine) blobOIDs(ctx context.Context, rev string, paths []string) (map[string]gitexec.OID, error) {
+	args := append([]string{"ls-tree", "-z", "--full-tree", rev, "--"}, paths...)
+	out, err := en.Repo.Run(ctx, nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list blobs of %s: %w", short(rev, 12), err)
+	}
+	res := map[string]gitexec.OID{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, path, ok := strings.Cut(rec, "\t")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(meta)
+		if len(fields) == 3 && fields[1] == "blob" {
+			res[path] = gitexec.OID(fields[2])
+		}
+	}
+	return res, nil
+}
+
+// finalize rewrites each provisional checkpoint of the turn with the complete transcript,
+// prompts and context (seed PR 325). IDs that fail stay pending; an empty value replaces a
+// provisional one rather than leaving it behind.
+func (en *Engine) finalize(ctx context.Context, s State, f Finalize) ([]events.Event, error) {
+	data, pos, err := en.sessionTranscript(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("finalize: %w", err)
+	}
+	full := claudecode.ScanBytes(data)
+	res := events.CheckpointsFinalized{Transcript: pos}
+	for _, id := range f.CheckpointIDs {
+		if err := en.finalizeOne(ctx, s.SessionID, id, slotContent(data, full)); err != nil {
+			if res.Failed == nil {
+				res.Failed = map[string]string{}
+			}
+			res.Failed[id] = err.Error()
+			en.Log.Warn("finalize checkpoint failed", "session_id", s.SessionID, "checkpoint_id", id, "error", err.Error())
+			continue
+		}
+		res.Finalized = append(res.Finalized, id)
+	}
+	return []events.Event{en.event(res)}, nil
+}
+
+func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotWrite) error {
+	_, err := en.updateMetadataBranch(ctx, "Finalize transcript for Checkpoint: "+id, func(tip gitexec.OID) ([]gitexec.TreeChange, error) {
+		sum, slots, ok, err := en.checkpointSlots(ctx, tip, id)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || len(slots) == 0 {
+			return nil, fmt.Errorf("checkpoint %s not found", id)
+		}
+		slot := len(slots) - 1
+		for i, m := range slots {
+			if m.SessionID == sessionID {
+				slot = i
+				break
+			}
+		}
+		cp := CheckpointPath(id)
+		dir := fmt.Sprintf("%s/%d", cp, slot)
+		existing, err := en.slotEntries(ctx, tip, dir)
+		if err != nil {
+			return nil, err
+		}
+		chunks, err := chunkTranscript(w.transcript)
+		if err != nil {
+			return nil, err
+		}
+		blobs := append(chunks, namedBlob{"content_hash.txt", contentHash(w.transcript)})
+		replaced := map[string]bool{"prompt.txt": true, "context.md": true, "content_hash.txt": true}
+		if w.prompts != nil {
+			blobs = append(blobs, namedBlob{"prompt.txt", w.prompts}, namedBlob{"context.md", w.context})
+		}
+		var changes []gitexec.TreeChange
+		written := map[string]bool{}
+		for _, b := range blobs {
+			written[b.name] = true
+		}
+		for _, e := range existing {
+			if (replaced[e.Name] || isTranscriptChunk(e.Name)) && !written[e.Name] {
+				changes = append(changes, gitexec.TreeChange{Path: dir + "/" + e.Name, Delete: true})
+			}
+		}
+		adds, err := en.blobChanges(ctx, dir, blobs)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, adds...)
+		// Keep the root's paths true to the files now present.
+		files := sum.Sessions[slot]
+		want := SessionFiles{Metadata: files.Metadata, Transcript: files.Transcript, ContentHash: files.ContentHash}
+		if w.prompts != nil {
+			want.Prompt, want.Context = "/"+dir+"/prompt.txt", "/"+dir+"/context.md"
+		}
+		if want != files {
+			sum.Sessions[slot] = want
+			root, err := marshalJSON(sum)
+			if err != nil {
+				return nil, err
+			}
+			rc, err := en.blobChanges(ctx, cp, []namedBlob{{"metadata.json", root}})
+			if err != nil {
+				return nil, err
+			}
+			changes = append(changes, rc...)
+		}
+		return changes, nil
+	})
+	return err
+}
+
+func agentOrDefault(a string) string {
+	if a == "" {
+		return "Agent"
+	}
+	return a
+}
+
+func short(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func intersect(a, b []string) []string {
+	set := map[string]bool{}
+	for _, x := range b {
+		set[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if set[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

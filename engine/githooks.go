@@ -1,0 +1,299 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// Terminal is the controlling terminal of a git hook, if there is one.
+type Terminal interface {
+	// Available reports whether a person can be asked (false for agents, which run without a TTY).
+	Available() bool
+	// Confirm asks a yes/no question and returns the answer, or def when nobody can answer.
+	Confirm(context []string, question string, def bool) bool
+}
+
+// worktreeSessions are the sessions recorded in this worktree.
+func (en *Engine) worktreeSessions() ([]State, error) {
+	all, err := en.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	var out []State
+	for _, s := range all {
+		if s.WorktreePath == en.Repo.TopLevel {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// linkFacts decides whether a set of changed files carries a session's work. overlap is the
+// content-aware check of the seeds: a touched file that existed before always counts, a new
+// file counts only when its content is the session's (the shadow branch's blob). grew reports
+// transcript activity since the last condensation that edited one of the changed files.
+func (en *Engine) linkFacts(ctx context.Context, s State, changes []gitexec.DiffEntry) (overlap, grew bool, err error) {
+	touched := map[string]bool{}
+	for _, f := range s.FilesTouched {
+		touched[f] = true
+	}
+	var newFiles []string
+	newOIDs := map[string]gitexec.OID{}
+	for _, c := range changes {
+		if !touched[c.Path] {
+			continue
+		}
+		if c.Status != 'A' {
+			overlap = true
+			continue
+		}
+		newFiles = append(newFiles, c.Path)
+		newOIDs[c.Path] = c.NewOID
+	}
+	if !overlap && len(newFiles) > 0 {
+		if s.Recorder.LastShadowCommit == "" {
+			overlap = true
+		} else {
+			shadow, err := en.blobOIDs(ctx, s.Recorder.LastShadowCommit, newFiles)
+			if err != nil {
+				return false, false, err
+			}
+			for _, p := range newFiles {
+				if shadow[p] == newOIDs[p] {
+					overlap = true
+					break
+				}
+			}
+		}
+	}
+	if s.Phase == PhaseEnded || s.TranscriptPath == "" {
+		return overlap, false, nil
+	}
+	fi, err := os.Stat(s.TranscriptPath)
+	if err != nil || fi.Size() <= s.Recorder.CondensedOffset {
+		return overlap, false, nil
+	}
+	sc, err := claudecode.ScanFile(s.TranscriptPath, s.Recorder.CondensedOffset)
+	if err != nil {
+		return overlap, false, nil
+	}
+	paths := make([]string, 0, len(changes))
+	for _, c := range changes {
+		paths = append(paths, c.Path)
+	}
+	grew = len(intersect(en.relFiles(sc.ModifiedFiles), paths)) > 0
+	return overlap, grew, nil
+}
+
+// PrepareCommitMsg adds the Entire-Checkpoint trailer to a commit that carries session work
+// (spec §4.3): agents get it directly, people are asked or shown an explanatory comment.
+func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, term Terminal) error {
+	if en.Repo.SequencerInProgress() || source == "merge" || source == "squash" {
+		return nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("read commit message: %w", err)
+	}
+	msg := string(data)
+	_, hasTrailer := ParseCheckpointTrailer(msg)
+	sessions, err := en.worktreeSessions()
+	if err != nil || len(sessions) == 0 {
+		return err
+	}
+	head, _, err := en.Repo.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if source == "commit" { // --amend, -c, -C without -m: keep or restore the link
+		if hasTrailer {
+			return nil
+		}
+		for _, s := range sessions {
+			if s.BaseCommit == string(head) && s.LastCheckpointID != "" {
+				return writeMessage(file, AppendTrailer(msg, s.LastCheckpointID))
+			}
+		}
+		return nil
+	}
+	if !term.Available() {
+		for _, s := range sessions {
+			if s.Phase == PhaseActive {
+				if hasTrailer {
+					return nil
+				}
+				id, err := NewCheckpointID()
+				if err != nil {
+					return err
+				}
+				return writeMessage(file, AppendTrailer(msg, id))
+			}
+		}
+	}
+	staged, err := en.Repo.StagedChanges(ctx)
+	if err != nil {
+		return err
+	}
+	var linked []State
+	for _, s := range sessions {
+		overlap, grew, err := en.linkFacts(ctx, s, staged)
+		if err != nil {
+			en.Log.Warn("overlap check failed", "session_id", s.SessionID, "error", err.Error())
+			overlap = true
+		}
+		if shouldCondense(s, s.Phase.Normalize(), events.GitCommitted{CheckpointID: "-", Overlap: overlap, TranscriptGrew: grew}) {
+			linked = append(linked, s)
+		}
+	}
+	if len(linked) == 0 || hasTrailer {
+		return nil
+	}
+	id, err := NewCheckpointID()
+	if err != nil {
+		return err
+	}
+	agent := agentOrDefault(linked[0].AgentType)
+	prompt := claudecode.LastPromptPreview(linked[0].Recorder.TurnPrompt)
+	if source == "message" {
+		ctxLines := []string{"You have an active " + agent + " session."}
+		if prompt != "" {
+			ctxLines = append(ctxLines, "Last Prompt: "+prompt)
+		}
+		if !term.Confirm(ctxLines, "Link this commit to "+agent+" session context? [Y/n] ", true) {
+			return nil
+		}
+		return writeMessage(file, AppendTrailer(msg, id))
+	}
+	return writeMessage(file, InsertTrailerWithComment(msg, id, agent, prompt))
+}
+
+func writeMessage(file, msg string) error {
+	if err := os.WriteFile(file, []byte(msg), 0o644); err != nil {
+		return fmt.Errorf("write commit message: %w", err)
+	}
+	return nil
+}
+
+// CommitMsg strips a checkpoint trailer that is the message's only content (spec §4.4).
+func CommitMsg(file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("read commit message: %w", err)
+	}
+	if out, changed := StripLoneTrailer(string(data)); changed {
+		return writeMessage(file, out)
+	}
+	return nil
+}
+
+// PostCommit condenses every session of this worktree that the new commit links to (spec §3.8),
+// then deletes the shadow branches that no longer hold anyone's uncondensed work.
+func (en *Engine) PostCommit(ctx context.Context) error {
+	head, ok, err := en.Repo.Head(ctx)
+	if err != nil || !ok {
+		return err
+	}
+	sessions, err := en.worktreeSessions()
+	if err != nil || len(sessions) == 0 {
+		return err
+	}
+	msg, err := en.Repo.CommitMessage(ctx, string(head))
+	if err != nil {
+		return err
+	}
+	id, _ := ParseCheckpointTrailer(msg)
+	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: en.Repo.SequencerInProgress()}
+	base.Branch, _, _ = en.Repo.HeadBranch(ctx)
+	var diff []gitexec.DiffEntry
+	if id != "" && !base.Sequencer {
+		parents, err := en.Repo.CommitParents(ctx, string(head))
+		if err != nil {
+			return err
+		}
+		parent := ""
+		if len(parents) > 0 {
+			parent = string(parents[0])
+		}
+		if diff, err = en.Repo.DiffTree(ctx, parent, string(head)); err != nil {
+			return err
+		}
+		for _, d := range diff {
+			base.Files = append(base.Files, d.Path)
+		}
+	}
+	var open []*Session
+	defer func() {
+		for _, s := range open {
+			closeSession(en, s)
+		}
+	}()
+	type outcome struct {
+		sess    *Session
+		oldBase string
+	}
+	var condensed []outcome
+	var unchanged []State
+	for _, peek := range sessions {
+		if peek.Phase == PhaseEnded && !peek.HasNewContent() {
+			continue // finished sessions cost nothing to later commits
+		}
+		if id == "" && peek.Phase != PhaseActive {
+			continue
+		}
+		sess, err := en.Store.Open(peek.SessionID)
+		if err != nil {
+			en.Log.Error("open session", "session_id", peek.SessionID, "error", err.Error())
+			continue
+		}
+		open = append(open, sess)
+		ev := base
+		ev.Transcript = events.Transcript{Path: sess.State.TranscriptPath}
+		if id != "" && !base.Sequencer {
+			if ev.Overlap, ev.TranscriptGrew, err = en.linkFacts(ctx, sess.State, diff); err != nil {
+				en.Log.Warn("overlap check failed", "session_id", sess.ID, "error", err.Error())
+			}
+		}
+		oldBase := sess.State.BaseCommit
+		if err := en.run(ctx, sess, en.event(ev)); err != nil {
+			en.Log.Error("post-commit", "session_id", sess.ID, "error", err.Error())
+			continue
+		}
+		if id != "" && sess.State.LastCheckpointID == id {
+			condensed = append(condensed, outcome{sess, oldBase})
+		} else {
+			unchanged = append(unchanged, sess.State)
+		}
+	}
+	for _, c := range condensed {
+		en.deleteShadow(ctx, c.sess, ShadowBranch(c.oldBase, c.sess.State.WorktreeID), unchanged)
+	}
+	return nil
+}
+
+// deleteShadow removes a condensed session's shadow branch unless an uncondensed active session
+// still builds on it.
+func (en *Engine) deleteShadow(ctx context.Context, sess *Session, branch string, others []State) {
+	for _, o := range others {
+		if o.Phase == PhaseActive && ShadowBranch(o.BaseCommit, o.WorktreeID) == branch {
+			return
+		}
+	}
+	ref := gitexec.BranchRef(branch)
+	tip, ok, err := en.Repo.ResolveRef(ctx, ref)
+	if err != nil || !ok {
+		return
+	}
+	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, Old: tip}}); err != nil {
+		en.Log.Warn("delete shadow branch", "branch", branch, "error", err.Error())
+		return
+	}
+	fmt.Fprintf(en.Stderr, "[entire] Cleaned up shadow branch: %s\n", branch)
+	if err := sess.Append(en.event(events.ShadowBranchDeleted{Branch: branch, Commit: string(tip)})); err != nil {
+		en.Log.Error("record shadow deletion", "session_id", sess.ID, "error", err.Error())
+	}
+}

@@ -1,0 +1,283 @@
+package engine
+
+import (
+	"sort"
+
+	"github.com/entirerec/entire/events"
+)
+
+// Effect is git work the reducer asks the engine to carry out. Each effect's outcome comes back
+// as a result event, which Evolve applies; the reducer itself performs no I/O.
+type Effect interface {
+	effectName() string
+}
+
+// MigrateShadow moves the session's shadow branch to follow HEAD, which moved without a
+// commit of this session (stash, pull, rebase, or an unlinked commit).
+type MigrateShadow struct {
+	OldBase, NewBase string
+}
+
+// WriteShadowCheckpoint snapshots the worktree and the transcript onto the shadow branch.
+type WriteShadowCheckpoint struct {
+	Files []string // the agent's files of this turn
+	Reset bool     // start the shadow branch afresh (no overlap at prompt start)
+}
+
+// Condense writes the session into the committed checkpoint of a user commit.
+type Condense struct {
+	Commit      events.GitCommitted
+	Provisional bool // mid-turn: the transcript is finalized at turn end
+	// CarryForward are the files touched before condensation, candidates for carry-forward.
+	CarryForward []string
+}
+
+// Finalize rewrites provisional checkpoints with the complete transcript.
+type Finalize struct {
+	CheckpointIDs []string
+}
+
+func (MigrateShadow) effectName() string         { return "migrate-shadow" }
+func (WriteShadowCheckpoint) effectName() string { return "write-shadow-checkpoint" }
+func (Condense) effectName() string              { return "condense" }
+func (Finalize) effectName() string              { return "finalize" }
+
+// Decide returns the effects an input event calls for, given the state before the event.
+// Result events call for nothing.
+func Decide(s State, e events.Event) []Effect {
+	phase := s.Phase.Normalize()
+	var out []Effect
+	switch d := e.Data.(type) {
+	case events.SessionStarted:
+		out = appendFinalize(out, s)
+	case events.TurnStarted:
+		if s.Exists() && d.Worktree.Head != "" && s.BaseCommit != d.Worktree.Head {
+			out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Worktree.Head})
+		}
+		// A turn that never reached its end (crash, interrupt) left provisional checkpoints.
+		out = appendFinalize(out, s)
+	case events.TurnEnded:
+		if !s.Exists() && d.Worktree.Head == "" {
+			return nil
+		}
+		if len(d.Files) > 0 {
+			out = append(out, WriteShadowCheckpoint{Files: d.Files, Reset: s.ShouldResetShadowBranch})
+		}
+		out = appendFinalize(out, s)
+	case events.SessionStopped:
+		out = appendFinalize(out, s)
+	case events.GitCommitted:
+		if d.Sequencer {
+			return nil
+		}
+		if d.CheckpointID == "" || !shouldCondense(s, phase, d) {
+			if s.BaseCommit != d.Commit {
+				out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Commit})
+			}
+			return out
+		}
+		out = append(out, Condense{
+			Commit:       d,
+			Provisional:  phase == PhaseActive,
+			CarryForward: cloneStrings(s.FilesTouched),
+		})
+	}
+	return out
+}
+
+// shouldCondense applies the per-phase conditions of spec §3.8 and the seeds' state machine.
+func shouldCondense(s State, phase Phase, d events.GitCommitted) bool {
+	switch phase {
+	case PhaseActive:
+		return s.HasNewContent() || d.TranscriptGrew
+	case PhaseEnded:
+		// CondenseIfFilesTouched / DiscardIfNoFiles.
+		return len(s.FilesTouched) > 0 && d.Overlap
+	default:
+		return (s.HasNewContent() || d.TranscriptGrew) && d.Overlap
+	}
+}
+
+func appendFinalize(out []Effect, s State) []Effect {
+	if len(s.TurnCheckpointIDs) == 0 {
+		return out
+	}
+	return append(out, Finalize{CheckpointIDs: cloneStrings(s.TurnCheckpointIDs)})
+}
+
+// Evolve applies one event to a state and returns the new state. It is pure: time comes from
+// the event, and the input state is not modified.
+func Evolve(in State, e events.Event) State {
+	s := in.clone()
+	s.Recorder.JournalSeq = e.Seq
+	t := e.Time
+	switch d := e.Data.(type) {
+	case events.SessionStarted:
+		if !s.Exists() {
+			return s
+		}
+		switch s.Phase.Normalize() {
+		case PhaseEnded:
+			s.Phase = PhaseIdle
+			s.EndedAt = nil
+		}
+		if d.Transcript.Path != "" {
+			s.TranscriptPath = d.Transcript.Path
+		}
+	case events.TurnStarted:
+		if !s.Exists() {
+			s = initialState(d, e)
+		}
+		if s.Phase.Normalize() == PhaseEnded {
+			s.EndedAt = nil
+		}
+		s.Phase = PhaseActive
+		s.LastInteractionTime = &t
+		s.TurnID = d.TurnID
+		s.LastCheckpointID = ""
+		if s.AgentType == "" || s.AgentType == "Agent" {
+			s.AgentType = d.Agent
+		}
+		if s.FirstPrompt == "" {
+			s.FirstPrompt = firstPrompt(d.Prompt)
+		}
+		if d.Transcript.Path != "" {
+			s.TranscriptPath = d.Transcript.Path
+		}
+		s.ShouldResetShadowBranch = d.ResetShadow
+		s.Recorder.TurnStart = d.Transcript
+		s.Recorder.TurnPrompt = d.Prompt
+		s.Recorder.DirtyAtTurnStart = cloneStrings(d.DirtyFiles)
+	case events.TurnEnded:
+		if !s.Exists() {
+			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: d.Agent, Worktree: d.Worktree}, e)
+		}
+		if s.Phase.Normalize() == PhaseActive {
+			s.Phase = PhaseIdle
+			s.LastInteractionTime = &t
+		}
+		if d.Transcript.Path != "" {
+			s.TranscriptPath = d.Transcript.Path
+		}
+		if !d.Usage.IsZero() {
+			u := d.Usage
+			if s.TokenUsage != nil {
+				u = s.TokenUsage.Add(d.Usage)
+			}
+			s.TokenUsage = &u
+		}
+		if len(d.Files) == 0 {
+			s.ShouldResetShadowBranch = false
+		}
+	case events.SessionStopped:
+		if !s.Exists() {
+			return s
+		}
+		if s.Phase.Normalize() != PhaseEnded {
+			s.Phase = PhaseEnded
+			s.LastInteractionTime = &t
+			s.EndedAt = &t
+		}
+	case events.GitCommitted:
+		if d.Sequencer || d.CheckpointID == "" {
+			return s
+		}
+		s.LastInteractionTime = &t
+	case events.ShadowBranchMigrated:
+		s.BaseCommit = d.NewBase
+	case events.ShadowCheckpointWritten:
+		if d.Reset {
+			s.CheckpointCount = 0
+			s.FilesTouched = nil
+		}
+		s.CheckpointCount++
+		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
+		s.BaseCommit = d.BaseCommit
+		s.ShouldResetShadowBranch = false
+		s.Recorder.LastShadowCommit = d.Commit
+		if s.TranscriptIdentifierAtStart == "" {
+			s.TranscriptIdentifierAtStart = s.Recorder.TurnStart.LastUUID
+		}
+	case events.ShadowCheckpointSkipped:
+		s.ShouldResetShadowBranch = false
+	case events.CheckpointCondensed:
+		s.BaseCommit = d.UserCommit
+		s.AttributionBaseCommit = d.UserCommit
+		s.CheckpointCount = 0
+		s.CheckpointTranscriptStart = d.Transcript.Lines
+		s.Recorder.CondensedOffset = d.Transcript.Offset
+		s.PromptAttributions = nil
+		s.PendingPromptAttribution = nil
+		s.FilesTouched = nil
+		s.LastCheckpointID = d.CheckpointID
+		s.Recorder.LastShadowCommit = ""
+		if d.Provisional && !contains(s.TurnCheckpointIDs, d.CheckpointID) {
+			s.TurnCheckpointIDs = append(s.TurnCheckpointIDs, d.CheckpointID)
+		}
+	case events.CarriedForward:
+		s.FilesTouched = mergeSorted(nil, d.Files)
+		s.CheckpointCount = 1
+		s.CheckpointTranscriptStart = 0
+		s.Recorder.CondensedOffset = 0
+		s.LastCheckpointID = ""
+		s.Recorder.LastShadowCommit = d.Commit
+	case events.CheckpointsFinalized:
+		var pending []string
+		for _, id := range s.TurnCheckpointIDs {
+			if !contains(d.Finalized, id) {
+				pending = append(pending, id)
+			}
+		}
+		s.TurnCheckpointIDs = pending
+		if len(d.Finalized) > 0 && d.Transcript.Lines > s.CheckpointTranscriptStart {
+			s.CheckpointTranscriptStart = d.Transcript.Lines
+			s.Recorder.CondensedOffset = d.Transcript.Offset
+		}
+	}
+	return s
+}
+
+func initialState(d events.TurnStarted, e events.Event) State {
+	return State{
+		SessionID:             d.SessionID,
+		CLIVersion:            Version,
+		BaseCommit:            d.Worktree.Head,
+		AttributionBaseCommit: d.Worktree.Head,
+		WorktreePath:          d.Worktree.Path,
+		WorktreeID:            d.Worktree.ID,
+		StartedAt:             e.Time,
+		Phase:                 PhaseIdle,
+		AgentType:             d.Agent,
+		TranscriptPath:        d.Transcript.Path,
+		UntrackedFilesAtStart: cloneStrings(d.UntrackedFiles),
+		Recorder:              Recorder{JournalSeq: e.Seq},
+	}
+}
+
+func mergeSorted(a, b []string) []string {
+	set := make(map[string]struct{}, len(a)+len(b))
+	for _, x := range a {
+		set[x] = struct{}{}
+	}
+	for _, x := range b {
+		set[x] = struct{}{}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(set))
+	for x := range set {
+		out = append(out, x)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(list []string, x string) bool {
+	for _, y := range list {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

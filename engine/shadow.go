@@ -1,0 +1,296 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// maxRefRetries bounds compare-and-swap retries when another process moves a ref under us.
+const maxRefRetries = 8
+
+// turnFacts is what the turn-end handler learned from the transcript, reused by the effects.
+type turnFacts struct {
+	scan       claudecode.Scan // the turn's lines
+	prompt     string          // the prompt the turn started with
+	transcript []byte          // complete lines of the whole transcript
+}
+
+// loadTranscript reads a transcript up to its last complete line; a half-written last line is
+// left out and reported as Incomplete.
+func loadTranscript(path string) ([]byte, events.Transcript, error) {
+	pos := events.Transcript{Path: path}
+	if path == "" {
+		return nil, pos, errors.New("no transcript path")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, pos, fmt.Errorf("read transcript: %w", err)
+	}
+	end := bytes.LastIndexByte(data, '\n') + 1
+	pos.Incomplete = end < len(data)
+	data = data[:end]
+	pos.Lines = bytes.Count(data, []byte{'\n'})
+	pos.Offset = int64(end)
+	return data, pos, nil
+}
+
+// fileMode is the git mode of a worktree file, or ok=false when it is not a file.
+func fileMode(top, rel string) (string, bool) {
+	fi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(rel)))
+	switch {
+	case err != nil:
+		return "", false
+	case fi.Mode()&os.ModeSymlink != 0:
+		return "120000", true
+	case fi.IsDir():
+		return "", false
+	case fi.Mode()&0o111 != 0:
+		return "100755", true
+	}
+	return "100644", true
+}
+
+// worktreeChanges turns paths into tree changes from the worktree: present files are hashed
+// (one git process for all), missing ones are deleted.
+func (en *Engine) worktreeChanges(ctx context.Context, paths []string) ([]gitexec.TreeChange, error) {
+	var changes []gitexec.TreeChange
+	var present []string
+	var modes []string
+	for _, p := range paths {
+		if isInfrastructure(p) {
+			continue
+		}
+		mode, ok := fileMode(en.Repo.TopLevel, p)
+		if !ok {
+			if _, err := os.Lstat(filepath.Join(en.Repo.TopLevel, filepath.FromSlash(p))); errors.Is(err, os.ErrNotExist) {
+				changes = append(changes, gitexec.TreeChange{Path: p, Delete: true})
+			}
+			continue
+		}
+		present = append(present, p)
+		modes = append(modes, mode)
+	}
+	if len(present) == 0 {
+		return changes, nil
+	}
+	oids, err := en.Repo.HashFiles(ctx, present)
+	if err != nil {
+		return nil, fmt.Errorf("hash worktree files: %w", err)
+	}
+	for i, p := range present {
+		changes = append(changes, gitexec.TreeChange{Path: p, Mode: modes[i], OID: oids[i]})
+	}
+	return changes, nil
+}
+
+// blobChanges writes in-memory files as blobs under dir, in one batch.
+func (en *Engine) blobChanges(ctx context.Context, dir string, files []namedBlob) ([]gitexec.TreeChange, error) {
+	contents := make([][]byte, len(files))
+	for i, f := range files {
+		contents[i] = f.data
+	}
+	oids, err := en.Repo.HashBlobs(ctx, contents)
+	if err != nil {
+		return nil, fmt.Errorf("write blobs: %w", err)
+	}
+	out := make([]gitexec.TreeChange, len(files))
+	for i, f := range files {
+		out[i] = gitexec.TreeChange{Path: dir + "/" + f.name, Mode: "100644", OID: oids[i]}
+	}
+	return out, nil
+}
+
+type namedBlob struct {
+	name string
+	data []byte
+}
+
+// shadowOverlay is the .entire/metadata/<session-id>/ overlay of spec §2.2.
+func (en *Engine) shadowOverlay(s State, tf *turnFacts, subject string) []namedBlob {
+	prompts := tf.scan.Prompts
+	if len(prompts) == 0 && tf.prompt != "" {
+		prompts = []string{tf.prompt}
+	}
+	promptText := claudecode.PromptsText(prompts)
+	summary := tf.scan.LastAssistant
+	return []namedBlob{
+		{"full.jsonl", tf.transcript},
+		{"prompt.txt", []byte(promptText)},
+		{"summary.txt", []byte(summary)},
+		{"context.md", []byte(claudecode.ShadowContext(s.SessionID, subject, promptText, summary, tf.scan.Actions))},
+	}
+}
+
+// writeShadowCheckpoint snapshots the current worktree (HEAD's tree plus every changed path, so
+// no stale or ghost file survives) and the session's metadata overlay onto the shadow branch.
+func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input events.Event, f WriteShadowCheckpoint) ([]events.Event, error) {
+	te, _ := input.Data.(events.TurnEnded)
+	head := te.Worktree.Head
+	if head == "" {
+		return []events.Event{en.event(events.ShadowCheckpointSkipped{Reason: "repository has no commits yet", Transcript: te.Transcript})}, nil
+	}
+	tf := en.turn
+	if tf == nil {
+		return nil, errors.New("turn facts missing")
+	}
+	st, err := en.dirtyStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := en.worktreeChanges(ctx, statusPaths(st))
+	if err != nil {
+		return nil, err
+	}
+	lastPrompt := tf.prompt
+	if n := len(tf.scan.Prompts); n > 0 {
+		lastPrompt = tf.scan.Prompts[n-1]
+	}
+	subject := claudecode.CommitSubject(lastPrompt)
+	metaDir := ".entire/metadata/" + s.SessionID
+	overlay, err := en.blobChanges(ctx, metaDir, en.shadowOverlay(s, tf, subject))
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, overlay...)
+	headTree, err := en.treeOf(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	msg := subject + "\n\nEntire-Metadata: " + metaDir + "\nEntire-Session: " + s.SessionID +
+		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
+	branch := ShadowBranch(head, s.WorktreeID)
+	for attempt := 0; attempt < maxRefRetries; attempt++ {
+		res, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, f.Reset)
+		if errors.Is(err, gitexec.ErrRefMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if res == "" {
+			fmt.Fprintln(en.Stderr, "Skipped checkpoint (no changes since last checkpoint)")
+			return []events.Event{en.event(events.ShadowCheckpointSkipped{Reason: "no changes since last checkpoint", Transcript: te.Transcript})}, nil
+		}
+		return []events.Event{en.event(events.ShadowCheckpointWritten{
+			Branch: branch, Commit: string(res), BaseCommit: head, Files: f.Files, Reset: f.Reset,
+			Transcript: te.Transcript,
+		})}, nil
+	}
+	return nil, fmt.Errorf("update %s: %w after %d attempts", branch, gitexec.ErrRefMoved, maxRefRetries)
+}
+
+// commitShadow builds the checkpoint tree on top of HEAD's tree, keeps the other sessions'
+// overlays from the current tip (unless resetting), and moves the branch with compare-and-swap.
+// It returns "" when the tree equals the tip's (nothing to record).
+func (en *Engine) commitShadow(ctx context.Context, branch string, headTree gitexec.OID, changes []gitexec.TreeChange, msg, sessionID string, reset bool) (gitexec.OID, error) {
+	ref := gitexec.BranchRef(branch)
+	tip, exists, err := en.Repo.ResolveRef(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	all := changes
+	if exists && !reset {
+		others, err := en.otherOverlays(ctx, string(tip), sessionID)
+		if err != nil {
+			return "", err
+		}
+		all = append(append([]gitexec.TreeChange(nil), others...), changes...)
+	}
+	tree, err := en.Repo.BuildTree(ctx, headTree, all)
+	if err != nil {
+		return "", fmt.Errorf("build shadow tree: %w", err)
+	}
+	var parents []gitexec.OID
+	if exists {
+		tipTree, err := en.treeOf(ctx, string(tip))
+		if err != nil {
+			return "", err
+		}
+		if tipTree == tree {
+			return "", nil
+		}
+		if !reset {
+			parents = []gitexec.OID{tip}
+		}
+	}
+	commit, err := en.Repo.CommitTree(ctx, tree, parents, msg)
+	if err != nil {
+		return "", fmt.Errorf("commit shadow checkpoint: %w", err)
+	}
+	var old gitexec.OID
+	if exists {
+		old = tip
+	}
+	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, New: commit, Old: old}}); err != nil {
+		return "", err
+	}
+	return commit, nil
+}
+
+// otherOverlays are the metadata directories of other sessions on the shadow tip, kept as
+// subtrees so that concurrent sessions' checkpoints interleave on one branch.
+func (en *Engine) otherOverlays(ctx context.Context, tip, sessionID string) ([]gitexec.TreeChange, error) {
+	entries, ok, err := en.Repo.ReadTree(ctx, tip+":.entire/metadata")
+	if err != nil || !ok {
+		return nil, err
+	}
+	var out []gitexec.TreeChange
+	for _, e := range entries {
+		if e.Name == sessionID || e.Type != "tree" {
+			continue
+		}
+		out = append(out, gitexec.TreeChange{Path: ".entire/metadata/" + e.Name, Mode: "040000", OID: e.OID})
+	}
+	return out, nil
+}
+
+// migrateShadow renames the shadow branch of the old base to the new base (spec §1.1), so the
+// session continues with its checkpoints after HEAD moved without condensing it.
+func (en *Engine) migrateShadow(ctx context.Context, s State, f MigrateShadow) ([]events.Event, error) {
+	res := events.ShadowBranchMigrated{NewBase: f.NewBase}
+	if f.OldBase == "" || f.NewBase == "" {
+		return []events.Event{en.event(res)}, nil
+	}
+	from, to := ShadowBranch(f.OldBase, s.WorktreeID), ShadowBranch(f.NewBase, s.WorktreeID)
+	if from == to {
+		return []events.Event{en.event(res)}, nil
+	}
+	for attempt := 0; attempt < maxRefRetries; attempt++ {
+		tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(from))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return []events.Event{en.event(res)}, nil
+		}
+		_, exists, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(to))
+		if err != nil {
+			return nil, err
+		}
+		if exists {
+			// Another session already has a branch for the new base; keep both.
+			return []events.Event{en.event(res)}, nil
+		}
+		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{
+			{Name: gitexec.BranchRef(to), New: tip},
+			{Name: gitexec.BranchRef(from), Old: tip},
+		})
+		if errors.Is(err, gitexec.ErrRefMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.From, res.To = from, to
+		return []events.Event{en.event(res)}, nil
+	}
+	return nil, fmt.Errorf("migrate %s: %w", from, gitexec.ErrRefMoved)
+}

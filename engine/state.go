@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/entirerec/entire/events"
+)
+
+// Phase is a session's place in the state machine of spec §11.
+type Phase string
+
+// The three phases. An empty or unknown phase reads as idle.
+const (
+	PhaseIdle   Phase = "idle"
+	PhaseActive Phase = "active"
+	PhaseEnded  Phase = "ended"
+)
+
+// Normalize maps legacy and unknown phases onto the three known ones.
+func (p Phase) Normalize() Phase {
+	switch p {
+	case PhaseActive, "active_committed":
+		return PhaseActive
+	case PhaseEnded:
+		return PhaseEnded
+	}
+	return PhaseIdle
+}
+
+// PromptAttribution is the per-prompt line accounting of spec §5.2.
+type PromptAttribution struct {
+	CheckpointNumber  int            `json:"checkpoint_number"`
+	UserLinesAdded    int            `json:"user_lines_added"`
+	UserLinesRemoved  int            `json:"user_lines_removed"`
+	AgentLinesAdded   int            `json:"agent_lines_added"`
+	AgentLinesRemoved int            `json:"agent_lines_removed"`
+	UserAddedPerFile  map[string]int `json:"user_added_per_file,omitempty"`
+}
+
+// Recorder holds this tool's own bookkeeping inside the session-state file. The reference tool
+// ignores the key; losing it only costs a full journal replay.
+type Recorder struct {
+	JournalSeq    uint64 `json:"journal_seq"`
+	JournalOffset int64  `json:"journal_offset"`
+	// TurnStart is the transcript position when the current turn began.
+	TurnStart events.Transcript `json:"turn_start"`
+	// TurnPrompt is the prompt the current turn began with.
+	TurnPrompt string `json:"turn_prompt,omitempty"`
+	// CondensedOffset is the byte offset matching checkpoint_transcript_start.
+	CondensedOffset int64 `json:"condensed_offset,omitempty"`
+	// DirtyAtTurnStart are the paths that differed from HEAD before the agent acted.
+	DirtyAtTurnStart []string `json:"dirty_at_turn_start,omitempty"`
+	// LastShadowCommit is the session's newest temporary checkpoint.
+	LastShadowCommit string `json:"last_shadow_commit,omitempty"`
+}
+
+// State is the materialized session state, written as <git-common-dir>/entire-sessions/<id>.json
+// in the reference tool's shape (spec §5.2), with this tool's bookkeeping under "recorder".
+type State struct {
+	SessionID                   string              `json:"session_id"`
+	CLIVersion                  string              `json:"cli_version,omitempty"`
+	BaseCommit                  string              `json:"base_commit"`
+	AttributionBaseCommit       string              `json:"attribution_base_commit,omitempty"`
+	WorktreePath                string              `json:"worktree_path,omitempty"`
+	WorktreeID                  string              `json:"worktree_id,omitempty"`
+	StartedAt                   time.Time           `json:"started_at"`
+	EndedAt                     *time.Time          `json:"ended_at,omitempty"`
+	Phase                       Phase               `json:"phase,omitempty"`
+	TurnID                      string              `json:"turn_id,omitempty"`
+	TurnCheckpointIDs           []string            `json:"turn_checkpoint_ids,omitempty"`
+	LastInteractionTime         *time.Time          `json:"last_interaction_time,omitempty"`
+	CheckpointCount             int                 `json:"checkpoint_count"`
+	CheckpointTranscriptStart   int                 `json:"checkpoint_transcript_start,omitempty"`
+	CondensedTranscriptLines    int                 `json:"condensed_transcript_lines,omitempty"`
+	UntrackedFilesAtStart       []string            `json:"untracked_files_at_start,omitempty"`
+	FilesTouched                []string            `json:"files_touched,omitempty"`
+	LastCheckpointID            string              `json:"last_checkpoint_id,omitempty"`
+	AgentType                   string              `json:"agent_type,omitempty"`
+	TokenUsage                  *events.TokenUsage  `json:"token_usage,omitempty"`
+	TranscriptLinesAtStart      int                 `json:"transcript_lines_at_start,omitempty"`
+	TranscriptIdentifierAtStart string              `json:"transcript_identifier_at_start,omitempty"`
+	TranscriptPath              string              `json:"transcript_path,omitempty"`
+	FirstPrompt                 string              `json:"first_prompt,omitempty"`
+	PromptAttributions          []PromptAttribution `json:"prompt_attributions,omitempty"`
+	PendingPromptAttribution    *PromptAttribution  `json:"pending_prompt_attribution,omitempty"`
+	ShouldResetShadowBranch     bool                `json:"should_reset_shadow_branch,omitempty"`
+	Recorder                    Recorder            `json:"recorder"`
+}
+
+// Exists reports whether the state belongs to a session (the zero State does not).
+func (s State) Exists() bool { return s.SessionID != "" }
+
+// HasNewContent reports whether the session has work not yet condensed.
+func (s State) HasNewContent() bool { return s.CheckpointCount > 0 || len(s.FilesTouched) > 0 }
+
+// clone returns a deep copy so that the reducer never aliases its input.
+func (s State) clone() State {
+	c := s
+	c.TurnCheckpointIDs = cloneStrings(s.TurnCheckpointIDs)
+	c.UntrackedFilesAtStart = cloneStrings(s.UntrackedFilesAtStart)
+	c.FilesTouched = cloneStrings(s.FilesTouched)
+	c.Recorder.DirtyAtTurnStart = cloneStrings(s.Recorder.DirtyAtTurnStart)
+	if s.EndedAt != nil {
+		t := *s.EndedAt
+		c.EndedAt = &t
+	}
+	if s.LastInteractionTime != nil {
+		t := *s.LastInteractionTime
+		c.LastInteractionTime = &t
+	}
+	if s.TokenUsage != nil {
+		u := *s.TokenUsage
+		c.TokenUsage = &u
+	}
+	if s.PromptAttributions != nil {
+		c.PromptAttributions = append([]PromptAttribution(nil), s.PromptAttributions...)
+	}
+	if s.PendingPromptAttribution != nil {
+		p := *s.PendingPromptAttribution
+		c.PendingPromptAttribution = &p
+	}
+	return c
+}
+
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s...)
+}
+
+// MarshalState encodes a state exactly as the reference writes it: 2-space indentation,
+// HTML escaping on, a single trailing newline (spec §0).
+func MarshalState(s State) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("encode session state: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// UnmarshalState decodes a session-state file, migrating the deprecated keys of spec §5.2.
+func UnmarshalState(data []byte) (State, error) {
+	var s State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return State{}, fmt.Errorf("decode session state: %w", err)
+	}
+	if s.LastCheckpointID != "" && !ValidCheckpointID(s.LastCheckpointID) {
+		return State{}, fmt.Errorf("decode session state: invalid last_checkpoint_id %q", s.LastCheckpointID)
+	}
+	if s.CheckpointTranscriptStart == 0 {
+		if s.CondensedTranscriptLines > 0 {
+			s.CheckpointTranscriptStart = s.CondensedTranscriptLines
+		} else if s.TranscriptLinesAtStart > 0 {
+			s.CheckpointTranscriptStart = s.TranscriptLinesAtStart
+		}
+	}
+	if s.AttributionBaseCommit == "" {
+		s.AttributionBaseCommit = s.BaseCommit
+	}
+	s.Phase = s.Phase.Normalize()
+	return s, nil
+}

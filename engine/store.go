@@ -1,0 +1,239 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/journal"
+)
+
+// Store is the directory of session journals and their state snapshots:
+// <git-common-dir>/entire-sessions/<id>.jsonl and <id>.json.
+type Store struct {
+	Dir string
+}
+
+// NewStore returns the store inside a git common directory.
+func NewStore(commonDir string) Store {
+	return Store{Dir: filepath.Join(commonDir, "entire-sessions")}
+}
+
+// JournalPath is the journal of a session.
+func (st Store) JournalPath(id string) string { return filepath.Join(st.Dir, id+".jsonl") }
+
+// StatePath is the materialized state of a session.
+func (st Store) StatePath(id string) string { return filepath.Join(st.Dir, id+".json") }
+
+// Session is a session opened for writing: its journal is locked until Close.
+type Session struct {
+	ID    string
+	State State
+	j     *journal.Journal
+	store Store
+	dirty bool
+}
+
+// Open locks the session's journal and loads its state from the snapshot plus the journal tail,
+// or by replaying the whole journal when the snapshot is missing or does not match.
+func (st Store) Open(id string) (*Session, error) {
+	j, err := journal.Open(st.JournalPath(id))
+	if err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	s := &Session{ID: id, j: j, store: st}
+	state, err := st.load(j, id)
+	if err != nil {
+		j.Close()
+		return nil, err
+	}
+	s.State = state
+	// A repaired journal or a stale snapshot is rewritten on Close.
+	if _, repaired := j.Repaired(); repaired {
+		s.dirty = true
+	}
+	return s, nil
+}
+
+func (st Store) load(j *journal.Journal, id string) (State, error) {
+	if data, err := os.ReadFile(st.StatePath(id)); err == nil {
+		snap, err := UnmarshalState(data)
+		r := snap.Recorder
+		if err == nil && r.JournalOffset <= j.Size() && r.JournalSeq <= j.LastSeq() &&
+			(r.JournalSeq > 0 || r.JournalOffset == 0) {
+			if s, err := replayFrom(j, snap, r.JournalOffset, r.JournalSeq+1); err == nil {
+				return s, nil
+			}
+		}
+	}
+	return replayFrom(j, State{}, 0, 1)
+}
+
+func replayFrom(j *journal.Journal, s State, off int64, wantSeq uint64) (State, error) {
+	err := j.ReadFrom(off, wantSeq, func(line []byte, seq uint64) error {
+		e, err := events.Decode(line)
+		if err != nil {
+			return &journal.CorruptError{Path: j.Path(), Line: int(seq), Reason: err.Error()}
+		}
+		s = Evolve(s, e)
+		return nil
+	})
+	if err != nil {
+		return State{}, fmt.Errorf("replay journal: %w", err)
+	}
+	s.Recorder.JournalOffset = j.Size()
+	return s, nil
+}
+
+// Append sequences the events, writes them to the journal in one write, and applies them.
+func (s *Session) Append(evs ...events.Event) error {
+	lines := make([][]byte, 0, len(evs))
+	next := s.j.LastSeq()
+	state := s.State
+	for i := range evs {
+		next++
+		evs[i].Seq = next
+		evs[i].V = events.FormatVersion
+		line, err := events.Encode(evs[i])
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line)
+		state = Evolve(state, evs[i])
+	}
+	if err := s.j.Append(lines...); err != nil {
+		return fmt.Errorf("append to journal: %w", err)
+	}
+	state.Recorder.JournalOffset = s.j.Size()
+	s.State = state
+	s.dirty = true
+	return nil
+}
+
+// Close makes the journal durable, writes the snapshot atomically and releases the lock.
+func (s *Session) Close() error {
+	if s.j == nil {
+		return nil
+	}
+	var errs []error
+	if s.dirty {
+		if err := s.j.Sync(); err != nil {
+			errs = append(errs, fmt.Errorf("sync journal: %w", err))
+		} else if s.State.Exists() {
+			if err := s.store.WriteSnapshot(s.State); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	errs = append(errs, s.j.Close())
+	s.j = nil
+	return errors.Join(errs...)
+}
+
+// WriteSnapshot writes <id>.json through a temporary file and a rename.
+func (st Store) WriteSnapshot(s State) error {
+	data, err := MarshalState(s)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(st.Dir, 0o750); err != nil {
+		return fmt.Errorf("write session state: %w", err)
+	}
+	path := st.StatePath(s.SessionID)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("write session state: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write session state: %w", err)
+	}
+	return nil
+}
+
+// Replay rebuilds a session's state from its journal alone, calling fn after each event with
+// the state it produced. It takes no exclusive lock and repairs nothing.
+func (st Store) Replay(id string, fn func(e events.Event, s State)) (State, error) {
+	var s State
+	var size int64
+	path := st.JournalPath(id)
+	torn, err := journal.ReadFile(path, func(line []byte, seq uint64) error {
+		e, err := events.Decode(line)
+		if err != nil {
+			return &journal.CorruptError{Path: path, Line: int(seq), Reason: err.Error()}
+		}
+		s = Evolve(s, e)
+		size += int64(len(line)) + 1
+		if fn != nil {
+			fn(e, s)
+		}
+		return nil
+	})
+	if err != nil {
+		return State{}, err
+	}
+	_ = torn
+	s.Recorder.JournalOffset = size
+	return s, nil
+}
+
+// IDs lists the sessions that have a journal or a snapshot.
+func (st Store) IDs() ([]string, error) {
+	entries, err := os.ReadDir(st.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	seen := map[string]bool{}
+	var ids []string
+	for _, e := range entries {
+		name := e.Name()
+		id, ok := strings.CutSuffix(name, ".jsonl")
+		if !ok {
+			id, ok = strings.CutSuffix(name, ".json")
+		}
+		if ok && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Peek reads a session's state without locking: the snapshot if present and readable,
+// else a replay of the journal.
+func (st Store) Peek(id string) (State, error) {
+	if data, err := os.ReadFile(st.StatePath(id)); err == nil {
+		if s, err := UnmarshalState(data); err == nil {
+			return s, nil
+		}
+	}
+	if _, err := os.Stat(st.JournalPath(id)); err != nil {
+		return State{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	return st.Replay(id, nil)
+}
+
+// List returns the states of every session, skipping unreadable ones.
+func (st Store) List() ([]State, error) {
+	ids, err := st.IDs()
+	if err != nil {
+		return nil, err
+	}
+	var out []State
+	for _, id := range ids {
+		s, err := st.Peek(id)
+		if err != nil || !s.Exists() {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,190 @@
+package events
+
+// Worktree is what the engine observed about the repository when an input event happened.
+type Worktree struct {
+	Path string `json:"path"`           // absolute worktree root
+	ID   string `json:"id,omitempty"`   // git worktree name; "" for the main worktree
+	Head string `json:"head,omitempty"` // HEAD commit; "" on an unborn branch
+}
+
+// Transcript is a position in the agent's live transcript: complete lines and their byte length.
+type Transcript struct {
+	Path       string `json:"path,omitempty"`
+	Lines      int    `json:"lines"`
+	Offset     int64  `json:"offset"`
+	LastUUID   string `json:"last_uuid,omitempty"`
+	Incomplete bool   `json:"incomplete,omitempty"` // the file ended in a half-written line that was left out
+}
+
+// SessionStarted records the agent's session-start hook for a session that already has state.
+type SessionStarted struct {
+	SessionID  string     `json:"session_id"`
+	Agent      string     `json:"agent"`
+	Source     string     `json:"source,omitempty"`
+	Transcript Transcript `json:"transcript"`
+	Worktree   Worktree   `json:"worktree"`
+}
+
+// EventType implements Payload.
+func (SessionStarted) EventType() Type { return TypeSessionStarted }
+
+// TurnStarted records a prompt submission. The first one of a session initializes its state.
+type TurnStarted struct {
+	SessionID  string     `json:"session_id"`
+	Agent      string     `json:"agent"`
+	TurnID     string     `json:"turn_id"`
+	Prompt     string     `json:"prompt"`
+	Transcript Transcript `json:"transcript"`
+	Worktree   Worktree   `json:"worktree"`
+	// DirtyFiles are the worktree's changed and untracked paths before the agent acts.
+	DirtyFiles []string `json:"dirty_files,omitempty"`
+	// UntrackedFiles are the untracked paths at this moment (kept from the session's first turn).
+	UntrackedFiles []string `json:"untracked_files,omitempty"`
+	// ResetShadow is the overlap decision made at prompt start: the shadow branch's files do not
+	// overlap the dirty worktree, so the next checkpoint starts the branch afresh.
+	ResetShadow bool `json:"reset_shadow,omitempty"`
+}
+
+// EventType implements Payload.
+func (TurnStarted) EventType() Type { return TypeTurnStarted }
+
+// TurnEnded records the end of an agent turn (Claude Code's Stop hook).
+type TurnEnded struct {
+	SessionID  string     `json:"session_id"`
+	Agent      string     `json:"agent"`
+	Transcript Transcript `json:"transcript"`
+	Worktree   Worktree   `json:"worktree"`
+	// Files are the repo-relative paths the agent changed during the turn that still differ from HEAD.
+	Files []string `json:"files,omitempty"`
+	// Usage is this turn's token usage.
+	Usage   TokenUsage `json:"usage"`
+	Summary string     `json:"summary,omitempty"`
+	Prompt  string     `json:"prompt,omitempty"`
+	Flushed bool       `json:"flushed,omitempty"`
+}
+
+// EventType implements Payload.
+func (TurnEnded) EventType() Type { return TypeTurnEnded }
+
+// SessionStopped records the agent's session-end hook.
+type SessionStopped struct {
+	SessionID string `json:"session_id"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// EventType implements Payload.
+func (SessionStopped) EventType() Type { return TypeSessionStopped }
+
+// GitCommitted records a commit seen by the post-commit hook, with the facts about this session
+// that decide whether the commit is condensed into a checkpoint.
+type GitCommitted struct {
+	Commit       string `json:"commit"`
+	CheckpointID string `json:"checkpoint_id,omitempty"` // from the Entire-Checkpoint trailer
+	Branch       string `json:"branch,omitempty"`
+	Sequencer    bool   `json:"sequencer,omitempty"` // a rebase, cherry-pick or revert is in progress
+	// Files are the paths the commit changed against its first parent.
+	Files []string `json:"files,omitempty"`
+	// Overlap: the commit contains this session's work (content-aware, spec §3.8).
+	Overlap bool `json:"overlap,omitempty"`
+	// TranscriptGrew: the live transcript has lines past the condensed offset.
+	TranscriptGrew bool       `json:"transcript_grew,omitempty"`
+	Transcript     Transcript `json:"transcript"`
+}
+
+// EventType implements Payload.
+func (GitCommitted) EventType() Type { return TypeGitCommitted }
+
+// ShadowCheckpointWritten records a temporary checkpoint committed on the shadow branch.
+type ShadowCheckpointWritten struct {
+	Branch     string     `json:"branch"`
+	Commit     string     `json:"commit"`
+	BaseCommit string     `json:"base_commit"`
+	Files      []string   `json:"files,omitempty"`
+	Reset      bool       `json:"reset,omitempty"` // the branch was started afresh
+	Usage      TokenUsage `json:"usage"`
+	Transcript Transcript `json:"transcript"`
+}
+
+// EventType implements Payload.
+func (ShadowCheckpointWritten) EventType() Type { return TypeShadowCheckpointWritten }
+
+// ShadowCheckpointSkipped records a turn end that produced no checkpoint.
+type ShadowCheckpointSkipped struct {
+	Reason     string     `json:"reason"`
+	Usage      TokenUsage `json:"usage"`
+	Transcript Transcript `json:"transcript"`
+}
+
+// EventType implements Payload.
+func (ShadowCheckpointSkipped) EventType() Type { return TypeShadowCheckpointSkipped }
+
+// ShadowBranchMigrated records the shadow branch following HEAD after it moved without a commit.
+type ShadowBranchMigrated struct {
+	From    string `json:"from,omitempty"`
+	To      string `json:"to,omitempty"`
+	NewBase string `json:"new_base"`
+}
+
+// EventType implements Payload.
+func (ShadowBranchMigrated) EventType() Type { return TypeShadowBranchMigrated }
+
+// ShadowBranchDeleted records the removal of a shadow branch after condensation.
+type ShadowBranchDeleted struct {
+	Branch string `json:"branch"`
+	Commit string `json:"commit,omitempty"`
+}
+
+// EventType implements Payload.
+func (ShadowBranchDeleted) EventType() Type { return TypeShadowBranchDeleted }
+
+// CheckpointCondensed records a committed checkpoint written to entire/checkpoints/v1.
+type CheckpointCondensed struct {
+	CheckpointID   string     `json:"checkpoint_id"`
+	MetadataCommit string     `json:"metadata_commit"`
+	UserCommit     string     `json:"user_commit"`
+	Slot           int        `json:"slot"`
+	Files          []string   `json:"files,omitempty"`
+	Provisional    bool       `json:"provisional,omitempty"` // mid-turn: finalized at turn end
+	Transcript     Transcript `json:"transcript"`
+}
+
+// EventType implements Payload.
+func (CheckpointCondensed) EventType() Type { return TypeCheckpointCondensed }
+
+// CondensationSkipped records a linked commit that did not condense this session.
+type CondensationSkipped struct {
+	Commit string `json:"commit"`
+	Reason string `json:"reason"`
+}
+
+// EventType implements Payload.
+func (CondensationSkipped) EventType() Type { return TypeCondensationSkipped }
+
+// CarriedForward records the session's uncommitted files snapshotted onto a new shadow branch.
+type CarriedForward struct {
+	Branch string   `json:"branch"`
+	Commit string   `json:"commit,omitempty"`
+	Files  []string `json:"files"`
+}
+
+// EventType implements Payload.
+func (CarriedForward) EventType() Type { return TypeCarriedForward }
+
+// CheckpointsFinalized records provisional checkpoints rewritten with the complete transcript.
+type CheckpointsFinalized struct {
+	Finalized  []string          `json:"finalized,omitempty"`
+	Failed     map[string]string `json:"failed,omitempty"` // checkpoint ID -> error; kept pending
+	Transcript Transcript        `json:"transcript"`
+}
+
+// EventType implements Payload.
+func (CheckpointsFinalized) EventType() Type { return TypeCheckpointsFinalized }
+
+// EffectFailed records an effect that could not be carried out; the state is left as it was.
+type EffectFailed struct {
+	Effect string `json:"effect"`
+	Error  string `json:"error"`
+}
+
+// EventType implements Payload.
+func (EffectFailed) EventType() Type { return TypeEffectFailed }
