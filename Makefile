@@ -1,0 +1,39 @@
+# The project's commands. `make check` is exactly what CI runs (.ci/run).
+GO      ?= go
+BIN     := bin/entire
+PKGS    := ./...
+
+.PHONY: help build test race lint fuzz bench check demo clean
+
+help: ## Show this help.
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-7s %s\n", $$1, $$2}'
+
+build: ## Build bin/entire.
+	$(GO) build -o $(BIN) ./cmd/entire
+
+test: ## Run every test, including the testscript scenarios in testdata/scripts.
+	$(GO) test -count=1 $(PKGS)
+
+race: ## Run the tests under the race detector (includes the concurrency tests).
+	$(GO) test -count=1 -race $(PKGS)
+
+lint: ## gofmt and go vet must be clean.
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+fuzz: ## Run each fuzz target for a short while.
+	$(GO) test -run '^$$' -fuzz FuzzReadFrom -fuzztime 20s ./events/journal/
+	$(GO) test -run '^$$' -fuzz FuzzScanBytes -fuzztime 20s ./events/claudecode/
+	$(GO) test -run '^$$' -fuzz FuzzParseHookInput -fuzztime 20s ./events/claudecode/
+
+bench: ## Run the Go benchmarks of the hot paths.
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+check: lint test ## What CI runs.
+
+demo: build ## Record a scripted Claude Code session in a scratch repository and explain the checkpoint.
+	@sh testdata/demo.sh $(CURDIR)/$(BIN)
+
+clean: ## Remove build output.
+	rm -rf bin .demo
