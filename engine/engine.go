@@ -70,16 +70,25 @@ func ShadowBranch(base, worktreeID string) string {
 
 // run appends the input event, then performs and records each effect the reducer decides on.
 func (en *Engine) run(ctx context.Context, sess *Session, input events.Event) error {
+	_, err := en.runResults(ctx, sess, input)
+	return err
+}
+
+// runResults is run, returning the result events recorded.
+func (en *Engine) runResults(ctx context.Context, sess *Session, input events.Event) ([]events.Event, error) {
 	before := sess.State
 	if err := sess.Append(input); err != nil {
-		return err
+		return nil, err
 	}
+	var results []events.Event
 	for _, eff := range Decide(before, input) {
-		if err := sess.Append(en.perform(ctx, sess, input, eff)...); err != nil {
-			return err
+		res := en.perform(ctx, sess, input, eff)
+		if err := sess.Append(res...); err != nil {
+			return results, err
 		}
+		results = append(results, res...)
 	}
-	return nil
+	return results, nil
 }
 
 // perform carries out one effect. A failure is recorded as an EffectFailed event and logged;

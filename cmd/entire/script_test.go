@@ -53,9 +53,11 @@ func setupScript(env *testscript.Env) error {
 
 // scriptCmds are the scenario commands beyond testscript's own, sorted by name:
 //
-//	expand file...       replace $VAR / ${VAR} in files with the script's environment
-//	trailer VAR          set VAR to HEAD's Entire-Checkpoint ID and VAR_PATH to its tree path
+//	agent SESSION ACTION ...  play a Claude Code session (see cmdAgent)
+//	expand file...            replace $VAR / ${VAR} in files with the script's environment
+//	trailer VAR               set VAR to HEAD's Entire-Checkpoint ID and VAR_PATH to its tree path
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"agent":   cmdAgent,
 	"expand":  cmdExpand,
 	"trailer": cmdTrailer,
 }
