@@ -70,13 +70,7 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 		start = 0
 	}
 	fresh := claudecode.ScanBytes(data[start:])
-	files := s.FilesTouched
-	if len(files) == 0 {
-		files = intersect(en.relFiles(fresh.ModifiedFiles), c.Files)
-		if len(files) == 0 {
-			files = c.Files
-		}
-	}
+	files := checkpointFiles(s.FilesTouched, en.relFiles(fresh.ModifiedFiles), c.Files)
 	w := slotContent(data, full)
 	if data == nil {
 		w.transcript = nil
@@ -335,4 +329,20 @@ func intersect(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// checkpointFiles is a checkpoint's files_touched: the session's files that this commit
+// contains, so that a commit splitting the session's work lists only its own part. Without
+// touched files (a mid-turn commit before any checkpoint) the transcript's edits decide.
+func checkpointFiles(touched, edited, committed []string) []string {
+	if own := intersect(touched, committed); len(own) > 0 {
+		return own
+	}
+	if len(touched) > 0 {
+		return touched
+	}
+	if own := intersect(edited, committed); len(own) > 0 {
+		return own
+	}
+	return committed
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
@@ -64,8 +65,7 @@ func (en *Engine) linkFacts(ctx context.Context, s State, changes []gitexec.Diff
 				return false, false, err
 			}
 			for _, p := range newFiles {
-				if shadow[p] == newOIDs[p] {
-					overlap = true
+				if overlap, err = en.sameNewFile(ctx, shadow, p, newOIDs[p]); err != nil || overlap {
 					break
 				}
 			}
@@ -92,7 +92,8 @@ func (en *Engine) linkFacts(ctx context.Context, s State, changes []gitexec.Diff
 
 // PrepareCommitMsg adds the Entire-Checkpoint trailer to a commit that carries session work
 // (spec §4.3): agents get it directly, people are asked or shown an explanatory comment.
-func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, term Terminal) error {
+// amend tells that the commit amends HEAD (git reports it only without -m, as source "commit").
+func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, amend bool, term Terminal) error {
 	if en.Repo.SequencerInProgress() || source == "merge" || source == "squash" {
 		return nil
 	}
@@ -110,7 +111,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ter
 	if err != nil {
 		return err
 	}
-	if source == "commit" { // --amend, -c, -C without -m: keep or restore the link
+	if source == "commit" || amend { // --amend, -c, -C: keep or restore the link
 		if hasTrailer {
 			return nil
 		}
@@ -207,7 +208,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		return err
 	}
 	id, _ := ParseCheckpointTrailer(msg)
-	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: en.Repo.SequencerInProgress()}
+	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: en.Repo.SequencerInProgress() || en.Repo.HeadMovedBySequencer()}
 	base.Branch, _, _ = en.Repo.HeadBranch(ctx)
 	var diff []gitexec.DiffEntry
 	if id != "" && !base.Sequencer {
@@ -259,11 +260,12 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 			}
 		}
 		oldBase := sess.State.BaseCommit
-		if err := en.run(ctx, sess, en.event(ev)); err != nil {
+		results, err := en.runResults(ctx, sess, en.event(ev))
+		if err != nil {
 			en.Log.Error("post-commit", "session_id", sess.ID, "error", err.Error())
 			continue
 		}
-		if id != "" && sess.State.LastCheckpointID == id {
+		if hasCondensed(results) {
 			condensed = append(condensed, outcome{sess, oldBase})
 		} else {
 			unchanged = append(unchanged, sess.State)
@@ -296,4 +298,54 @@ func (en *Engine) deleteShadow(ctx context.Context, sess *Session, branch string
 	if err := sess.Append(en.event(events.ShadowBranchDeleted{Branch: branch, Commit: string(tip)})); err != nil {
 		en.Log.Error("record shadow deletion", "session_id", sess.ID, "error", err.Error())
 	}
+}
+
+func hasCondensed(results []events.Event) bool {
+	for _, e := range results {
+		if e.Type == events.TypeCheckpointCondensed {
+			return true
+		}
+	}
+	return false
+}
+
+// sameNewFile decides whether a new file in a commit is the session's. Missing from the shadow
+// tree (stashed when it was carried forward), the name still links it (seed scenario 5). With
+// the shadow's content, or part of it (partial staging, seed scenario 7: most of the committed
+// lines are the agent's), it links. Reverted and rewritten by the user, it does not.
+func (en *Engine) sameNewFile(ctx context.Context, shadow map[string]gitexec.OID, path string, committed gitexec.OID) (bool, error) {
+	sb, ok := shadow[path]
+	if !ok || sb == committed {
+		return true, nil
+	}
+	agent, ok1, err := en.Repo.ReadBlob(ctx, string(sb))
+	if err != nil {
+		return false, err
+	}
+	mine, ok2, err := en.Repo.ReadBlob(ctx, string(committed))
+	if err != nil || !ok1 || !ok2 {
+		return false, err
+	}
+	return mostLinesFrom(mine, agent), nil
+}
+
+// mostLinesFrom reports whether at least half of part's non-blank lines occur in whole.
+func mostLinesFrom(part, whole []byte) bool {
+	have := map[string]int{}
+	for _, l := range strings.Split(string(whole), "\n") {
+		have[strings.TrimSpace(l)]++
+	}
+	total, found := 0, 0
+	for _, l := range strings.Split(string(part), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		total++
+		if have[l] > 0 {
+			have[l]--
+			found++
+		}
+	}
+	return total > 0 && 2*found >= total
 }

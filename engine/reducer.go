@@ -186,10 +186,8 @@ func Evolve(in State, e events.Event) State {
 	case events.ShadowBranchMigrated:
 		s.BaseCommit = d.NewBase
 	case events.ShadowCheckpointWritten:
-		if d.Reset {
-			s.CheckpointCount = 0
-			s.FilesTouched = nil
-		}
+		// A reset starts a new commit chain on the shadow branch; the session's own files keep
+		// accumulating across prompts (seed scenarios 5 and 6).
 		s.CheckpointCount++
 		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
 		s.BaseCommit = d.BaseCommit

@@ -197,7 +197,8 @@ func (en *Engine) commitShadow(ctx context.Context, branch string, headTree gite
 		return "", err
 	}
 	all := changes
-	if exists && !reset {
+	if exists {
+		// Other sessions' overlays survive even a reset: their work is not ours to drop.
 		others, err := en.otherOverlays(ctx, string(tip), sessionID)
 		if err != nil {
 			return "", err
