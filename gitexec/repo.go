@@ -149,3 +149,39 @@ func (r *Repo) SequencerInProgress() bool {
 	}
 	return false
 }
+
+// HeadMovedBySequencer reports whether HEAD's newest reflog entry was written by a
+// cherry-pick, revert or rebase. A post-commit hook needs this because git removes
+// CHERRY_PICK_HEAD before running it when `git cherry-pick --continue` commits. No process.
+func (r *Repo) HeadMovedBySequencer() bool {
+	f, err := os.Open(filepath.Join(r.GitDir, "logs", "HEAD"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	const tail = 4096
+	off := fi.Size() - tail
+	if off < 0 {
+		off = 0
+	}
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
+	_, msg, ok := strings.Cut(lines[len(lines)-1], "\t")
+	if !ok {
+		return false
+	}
+	// e.g. "cherry-pick: x", "commit (cherry-pick): x", "rebase (pick): x", "revert: x".
+	for _, p := range []string{"cherry-pick", "revert", "rebase", "commit (cherry-pick)", "commit (revert)"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -172,7 +172,7 @@ func (h *hookRun) git(verb string, args []string) error {
 		if len(args) > 1 {
 			source = args[1]
 		}
-		return en.PrepareCommitMsg(ctx, args[0], source, newTerminal())
+		return en.PrepareCommitMsg(ctx, args[0], source, source == "message" && amending(), newTerminal())
 	case "commit-msg":
 		if len(args) == 0 {
 			return errors.New("commit-msg: missing message file")
