@@ -57,7 +57,10 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	defer closeSession(en, sess)
 	s := sess.State
 	if s.Exists() && s.WorktreePath != "" && s.WorktreePath != wt.Path {
-		return fmt.Errorf("session %s belongs to worktree %s, not %s", in.SessionID, s.WorktreePath, wt.Path)
+		// The same session ID recorded from another worktree: refuse rather than move or
+		// orphan that worktree's shadow branch and state.
+		fmt.Fprintf(en.Stderr, "entire: session %s is already recorded in worktree %s; not recording it in %s\n", in.SessionID, s.WorktreePath, wt.Path)
+		return fmt.Errorf("session ID conflict: session %s belongs to worktree %s, not %s", in.SessionID, s.WorktreePath, wt.Path)
 	}
 	in.Worktree = wt
 	from := s.Recorder.TurnStart
@@ -206,18 +209,19 @@ func agentFiles(edited, dirty, dirtyAtStart []string) []string {
 	return mergeSorted(nil, out)
 }
 
-// SessionStart handles the agent's session-start hook. It returns how many other sessions of
-// this worktree have uncommitted checkpoints on the current HEAD.
-func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) (int, error) {
+// SessionStart handles the agent's session-start hook. It returns the other sessions of this
+// worktree that have uncommitted checkpoints on the current HEAD (they will share the next
+// commit's checkpoint).
+func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([]State, error) {
 	wt, err := en.worktreeFacts(ctx)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	in.Worktree = wt
-	others := 0
+	var others []State
 	states, err := en.Store.List()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	exists := false
 	for _, s := range states {
@@ -226,7 +230,7 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) (i
 			continue
 		}
 		if s.WorktreePath == wt.Path && s.BaseCommit == wt.Head && s.CheckpointCount > 0 && s.Phase != PhaseEnded {
-			others++
+			others = append(others, s)
 		}
 	}
 	if !exists {

@@ -60,6 +60,10 @@ func Decide(s State, e events.Event) []Effect {
 		if !s.Exists() && d.Worktree.Head == "" {
 			return nil
 		}
+		if s.Exists() && d.Worktree.Head != "" && s.BaseCommit != d.Worktree.Head {
+			// HEAD moved during the turn (the agent pulled, stashed or rebased).
+			out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Worktree.Head})
+		}
 		if len(d.Files) > 0 {
 			out = append(out, WriteShadowCheckpoint{Files: d.Files, Reset: s.ShouldResetShadowBranch})
 		}

@@ -198,10 +198,14 @@ func (en *Engine) commitShadow(ctx context.Context, branch string, headTree gite
 	}
 	all := changes
 	if exists {
-		// Other sessions' overlays survive even a reset: their work is not ours to drop.
-		others, err := en.otherOverlays(ctx, string(tip), sessionID)
+		// Other sessions' overlays survive even a reset: their work is not ours to drop. A
+		// branch that no recorded session owns is an orphan: start it afresh (spec §1.1).
+		others, owned, err := en.otherOverlays(ctx, string(tip), sessionID)
 		if err != nil {
 			return "", err
+		}
+		if !owned {
+			reset = true
 		}
 		all = append(append([]gitexec.TreeChange(nil), others...), changes...)
 	}
@@ -236,21 +240,36 @@ func (en *Engine) commitShadow(ctx context.Context, branch string, headTree gite
 	return commit, nil
 }
 
-// otherOverlays are the metadata directories of other sessions on the shadow tip, kept as
-// subtrees so that concurrent sessions' checkpoints interleave on one branch.
-func (en *Engine) otherOverlays(ctx context.Context, tip, sessionID string) ([]gitexec.TreeChange, error) {
+// otherOverlays are the metadata directories of other recorded sessions on the shadow tip,
+// kept as subtrees so that concurrent sessions' checkpoints interleave on one branch. owned
+// reports whether any recorded session (this one included) has work on the branch; overlays of
+// sessions without state are dropped.
+func (en *Engine) otherOverlays(ctx context.Context, tip, sessionID string) (others []gitexec.TreeChange, owned bool, err error) {
+	live, err := en.Store.IDs()
+	if err != nil {
+		return nil, false, err
+	}
+	isLive := map[string]bool{}
+	for _, id := range live {
+		isLive[id] = true
+	}
+	if msg, err := en.Repo.CommitMessage(ctx, tip); err == nil && isLive[trailerValue(msg, "Entire-Session")] {
+		owned = true
+	}
 	entries, ok, err := en.Repo.ReadTree(ctx, tip+":.entire/metadata")
 	if err != nil || !ok {
-		return nil, err
+		return nil, owned, err
 	}
-	var out []gitexec.TreeChange
 	for _, e := range entries {
-		if e.Name == sessionID || e.Type != "tree" {
+		if !isLive[e.Name] || e.Type != "tree" {
 			continue
 		}
-		out = append(out, gitexec.TreeChange{Path: ".entire/metadata/" + e.Name, Mode: "040000", OID: e.OID})
+		owned = true
+		if e.Name != sessionID {
+			others = append(others, gitexec.TreeChange{Path: ".entire/metadata/" + e.Name, Mode: "040000", OID: e.OID})
+		}
 	}
-	return out, nil
+	return others, owned, nil
 }
 
 // migrateShadow renames the shadow branch of the old base to the new base (spec §1.1), so the

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/entirerec/entire/engine"
@@ -78,6 +79,32 @@ func logHookUsage(e *env, args []string, err error) {
 
 const startMessage = "\n\nPowered by Entire:\n  This conversation will be linked to your next commit."
 
+// startSystemMessage is what session-start shows the user (spec §9.1), with the opt-in
+// multi-session warning of seed 003 when strategy_options.enable_multisession_warning is set.
+func startSystemMessage(others []engine.State, warn bool) string {
+	msg := startMessage
+	if len(others) == 0 {
+		return msg
+	}
+	msg += fmt.Sprintf("\n  %d other active conversation(s) in this workspace will also be included.\n  Use 'entire status' for more information.", len(others))
+	if !warn {
+		return msg
+	}
+	var b strings.Builder
+	b.WriteString("\n\nWarning: An existing session has uncommitted work on this branch.\n")
+	for _, o := range others {
+		fmt.Fprintf(&b, "\n  Session ID: %s\n  Checkpoints: %d uncommitted\n", o.SessionID, o.CheckpointCount)
+		if len(o.FilesTouched) > 0 {
+			fmt.Fprintf(&b, "  Files touched: %s\n", strings.Join(o.FilesTouched, ", "))
+		}
+	}
+	b.WriteString("\n  Starting a new session will merge with the existing session.\n" +
+		"  - If files overlap: both continue on the same shadow branch\n" +
+		"  - If not: the next checkpoint starts the shadow branch afresh (the other session's state is kept)\n" +
+		"  Commit the existing work first if you want it in a checkpoint of its own.")
+	return msg + b.String()
+}
+
 func (h *hookRun) claude(verb string) error {
 	data, err := io.ReadAll(h.e.stdin)
 	if err != nil {
@@ -105,12 +132,8 @@ func (h *hookRun) claude(verb string) error {
 	tr := events.Transcript{Path: in.TranscriptPath}
 	switch verb {
 	case "session-start":
-		n, err := en.SessionStart(ctx, events.SessionStarted{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, Source: in.Source, Transcript: tr})
-		msg := startMessage
-		if n > 0 {
-			msg += fmt.Sprintf("\n  %d other active conversation(s) in this workspace will also be included.\n  Use 'entire status' for more information.", n)
-		}
-		out, _ := json.Marshal(map[string]string{"systemMessage": msg})
+		others, err := en.SessionStart(ctx, events.SessionStarted{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, Source: in.Source, Transcript: tr})
+		out, _ := json.Marshal(map[string]string{"systemMessage": startSystemMessage(others, h.settings.MultiSessionWarning())})
 		fmt.Fprintln(h.e.stdout, string(out))
 		return err
 	case "user-prompt-submit":

@@ -55,11 +55,36 @@ func setupScript(env *testscript.Env) error {
 //
 //	agent SESSION ACTION ...  play a Claude Code session (see cmdAgent)
 //	expand file...            replace $VAR / ${VAR} in files with the script's environment
+//	shadow VAR                set VAR to the one shadow branch that exists (! shadow: none exists)
 //	trailer VAR               set VAR to HEAD's Entire-Checkpoint ID and VAR_PATH to its tree path
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"agent":   cmdAgent,
 	"expand":  cmdExpand,
+	"shadow":  cmdShadow,
 	"trailer": cmdTrailer,
+}
+
+func cmdShadow(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) > 1 || (!neg && len(args) != 1) {
+		ts.Fatalf("usage: shadow VAR")
+	}
+	ts.Check(ts.Exec("git", "for-each-ref", "--format=%(refname:short)", "refs/heads/entire/"))
+	var found []string
+	for _, l := range strings.Split(ts.ReadFile("stdout"), "\n") {
+		if l != "" && l != "entire/checkpoints/v1" {
+			found = append(found, l)
+		}
+	}
+	if neg {
+		if len(found) > 0 {
+			ts.Fatalf("shadow branches exist: %v", found)
+		}
+		return
+	}
+	if len(found) != 1 {
+		ts.Fatalf("want exactly one shadow branch, have %v", found)
+	}
+	ts.Setenv(args[0], found[0])
 }
 
 func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
