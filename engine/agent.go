@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/entirerec/entire/events"
@@ -153,13 +154,8 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if err != nil {
 		return err
 	}
-	if lastAssistant == "" || scan.LastAssistant != lastAssistant {
-		in.Flushed = claudecode.WaitForFlush(ctx, in.Transcript.Path, started, flushWait)
-		if scan, pos, err = scanPosition(in.Transcript.Path, from); err != nil {
-			return err
-		}
-	} else {
-		in.Flushed = true
+	if scan, pos, in.Flushed, err = waitForTurnEnd(ctx, in.Transcript.Path, from, scan, pos, lastAssistant, started); err != nil {
+		return err
 	}
 	if scan.LastAssistant == "" {
 		scan.LastAssistant = lastAssistant
@@ -261,4 +257,35 @@ func closeSession(en *Engine, sess *Session) {
 	if err := sess.Close(); err != nil {
 		en.Log.Error("close session", "session_id", sess.ID, "error", err.Error())
 	}
+}
+
+// waitForTurnEnd waits, at most flushWait from the hook's start, until the transcript holds the
+// turn's last assistant message: Claude Code can run Stop before it has written the last lines
+// (agent-hooks §1.7). With the message from the payload the criterion is exact; without it,
+// the transcript tail is watched for Claude's hook_progress record or a stable size.
+func waitForTurnEnd(ctx context.Context, path string, from events.Transcript, scan claudecode.Scan, pos events.Transcript, last string, started time.Time) (claudecode.Scan, events.Transcript, bool, error) {
+	if last == "" {
+		flushed := claudecode.WaitForFlush(ctx, path, started, flushWait)
+		scan, pos, err := scanPosition(path, from)
+		return scan, pos, flushed, err
+	}
+	deadline := started.Add(flushWait)
+	for !sameMessage(scan.LastAssistant, last) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return scan, pos, false, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+		var err error
+		if scan, pos, err = scanPosition(path, from); err != nil {
+			return scan, pos, false, err
+		}
+	}
+	return scan, pos, true, nil
+}
+
+// sameMessage compares the transcript's last text block with the payload's last message, which
+// may join several blocks.
+func sameMessage(block, payload string) bool {
+	block, payload = strings.TrimSpace(block), strings.TrimSpace(payload)
+	return block != "" && (block == payload || strings.HasSuffix(payload, block))
 }

@@ -95,6 +95,7 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 		u := fresh.Usage
 		w.meta.TokenUsage = &u
 	}
+	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageOffset)
 	msg := "Checkpoint: " + c.CheckpointID + "\n\nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + StrategyManualCommit + "\nEntire-Agent: " + w.meta.Agent +
 		"\nEphemeral-branch: " + ShadowBranch(s.BaseCommit, s.WorktreeID) + "\n"
@@ -220,8 +221,14 @@ func (en *Engine) finalize(ctx context.Context, s State, f Finalize) ([]events.E
 	}
 	full := claudecode.ScanBytes(data)
 	res := events.CheckpointsFinalized{Transcript: pos}
-	for _, id := range f.CheckpointIDs {
-		if err := en.finalizeOne(ctx, s.SessionID, id, slotContent(data, full)); err != nil {
+	// Lines written after the turn's last commit belong to its last checkpoint's usage delta.
+	extra := usageSince(data, s.Recorder.UsageOffset)
+	for i, id := range f.CheckpointIDs {
+		var add *events.TokenUsage
+		if i == len(f.CheckpointIDs)-1 {
+			add = extra
+		}
+		if err := en.finalizeOne(ctx, s.SessionID, id, slotContent(data, full), add); err != nil {
 			if res.Failed == nil {
 				res.Failed = map[string]string{}
 			}
@@ -234,7 +241,7 @@ func (en *Engine) finalize(ctx context.Context, s State, f Finalize) ([]events.E
 	return []events.Event{en.event(res)}, nil
 }
 
-func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotWrite) error {
+func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotWrite, addUsage *events.TokenUsage) error {
 	_, err := en.updateMetadataBranch(ctx, "Finalize transcript for Checkpoint: "+id, func(tip gitexec.OID) ([]gitexec.TreeChange, error) {
 		sum, slots, ok, err := en.checkpointSlots(ctx, tip, id)
 		if err != nil {
@@ -264,6 +271,19 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 		replaced := map[string]bool{"prompt.txt": true, "context.md": true, "content_hash.txt": true}
 		if w.prompts != nil {
 			blobs = append(blobs, namedBlob{"prompt.txt", w.prompts}, namedBlob{"context.md", w.context})
+		}
+		if addUsage != nil {
+			m := slots[slot]
+			d := *addUsage
+			if m.TokenUsageDelta != nil {
+				d = m.TokenUsageDelta.Add(d)
+			}
+			m.TokenUsageDelta = &d
+			data, err := marshalJSON(m)
+			if err != nil {
+				return nil, err
+			}
+			blobs = append(blobs, namedBlob{"metadata.json", data})
 		}
 		var changes []gitexec.TreeChange
 		written := map[string]bool{}
@@ -345,4 +365,16 @@ func checkpointFiles(touched, edited, committed []string) []string {
 		return own
 	}
 	return committed
+}
+
+// usageSince is the token usage of the transcript lines from byte offset off, or nil.
+func usageSince(data []byte, off int64) *events.TokenUsage {
+	if off < 0 || off > int64(len(data)) {
+		off = 0
+	}
+	u := claudecode.ScanBytes(data[off:]).Usage
+	if u.IsZero() {
+		return nil
+	}
+	return &u
 }

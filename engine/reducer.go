@@ -213,6 +213,7 @@ func Evolve(in State, e events.Event) State {
 		s.FilesTouched = nil
 		s.LastCheckpointID = d.CheckpointID
 		s.Recorder.LastShadowCommit = ""
+		s.Recorder.UsageOffset = d.Transcript.Offset
 		if d.Provisional && !contains(s.TurnCheckpointIDs, d.CheckpointID) {
 			s.TurnCheckpointIDs = append(s.TurnCheckpointIDs, d.CheckpointID)
 		}
@@ -234,6 +235,9 @@ func Evolve(in State, e events.Event) State {
 		if len(d.Finalized) > 0 && d.Transcript.Lines > s.CheckpointTranscriptStart {
 			s.CheckpointTranscriptStart = d.Transcript.Lines
 			s.Recorder.CondensedOffset = d.Transcript.Offset
+		}
+		if len(d.Finalized) > 0 && d.Transcript.Offset > s.Recorder.UsageOffset {
+			s.Recorder.UsageOffset = d.Transcript.Offset
 		}
 	}
 	return s

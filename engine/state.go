@@ -53,6 +53,8 @@ type Recorder struct {
 	CondensedOffset int64 `json:"condensed_offset,omitempty"`
 	// DirtyAtTurnStart are the paths that differed from HEAD before the agent acted.
 	DirtyAtTurnStart []string `json:"dirty_at_turn_start,omitempty"`
+	// UsageOffset is how far (bytes) the transcript's token usage is attributed to checkpoints.
+	UsageOffset int64 `json:"usage_offset,omitempty"`
 	// LastShadowCommit is the session's newest temporary checkpoint.
 	LastShadowCommit string `json:"last_shadow_commit,omitempty"`
 }
