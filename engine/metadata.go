@@ -32,10 +32,10 @@ type CommittedMetadata struct {
 	TokenUsage                  *events.TokenUsage `json:"token_usage,omitempty"`
 	// TokenUsageDelta is this tool's addition (seed caveat 2): the usage of the transcript lines
 	// this checkpoint adds to the session's previous one, so sums across checkpoints are exact.
-	TokenUsageDelta *events.TokenUsage `json:"token_usage_delta,omitempty"`
-	Summary                     json.RawMessage    `json:"summary,omitempty"`
-	InitialAttribution          json.RawMessage    `json:"initial_attribution,omitempty"`
-	TranscriptPath              string             `json:"transcript_path,omitempty"`
+	TokenUsageDelta    *events.TokenUsage `json:"token_usage_delta,omitempty"`
+	Summary            json.RawMessage    `json:"summary,omitempty"`
+	InitialAttribution json.RawMessage    `json:"initial_attribution,omitempty"`
+	TranscriptPath     string             `json:"transcript_path,omitempty"`
 }
 
 // SessionFiles are the absolute tree paths of one slot, listed in the root summary.
