@@ -123,9 +123,9 @@ func (en *Engine) slotEntries(ctx context.Context, tip gitexec.OID, dir string) 
 // slotWrite is the content of one session slot.
 type slotWrite struct {
 	meta       CommittedMetadata
-	transcript []byte
-	prompts    []byte // prompt.txt; nil when there were no prompts
-	context    []byte // context.md; nil when there were no prompts
+	transcript *storedTranscript // nil when no transcript could be read
+	prompts    []byte            // prompt.txt; nil when there were no prompts
+	context    []byte            // context.md; nil when there were no prompts
 }
 
 // writeSlot returns the tree changes that put a session's slot into a checkpoint, replacing
@@ -155,20 +155,17 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		Transcript:  "/" + dir + "/full.jsonl",
 		ContentHash: "/" + dir + "/content_hash.txt",
 	}
+	var stored []gitexec.TreeChange
 	if w.transcript != nil {
-		chunks, err := chunkTranscript(w.transcript)
-		if err != nil {
-			return nil, 0, err
-		}
-		blobs = append(blobs, chunks...)
-		blobs = append(blobs, namedBlob{"content_hash.txt", contentHash(w.transcript)})
+		blobs = append(blobs, namedBlob{"content_hash.txt", w.transcript.hash})
+		stored = w.transcript.files
 	}
 	if w.prompts != nil {
 		blobs = append(blobs, namedBlob{"prompt.txt", w.prompts}, namedBlob{"context.md", w.context})
 		files.Prompt = "/" + dir + "/prompt.txt"
 		files.Context = "/" + dir + "/context.md"
 	}
-	changes, err := en.replaceDir(ctx, tip, dir, blobs)
+	changes, err := en.replaceDir(ctx, tip, dir, blobs, stored)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -191,8 +188,9 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 	return append(changes, rootChange...), slot, nil
 }
 
-// replaceDir writes blobs into dir and deletes the dir's other files.
-func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, blobs []namedBlob) ([]gitexec.TreeChange, error) {
+// replaceDir writes blobs (and already stored files, named relative to dir) into dir and
+// deletes the dir's other files.
+func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, blobs []namedBlob, stored []gitexec.TreeChange) ([]gitexec.TreeChange, error) {
 	existing, err := en.slotEntries(ctx, tip, dir)
 	if err != nil {
 		return nil, err
@@ -200,6 +198,9 @@ func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, b
 	keep := map[string]bool{}
 	for _, b := range blobs {
 		keep[b.name] = true
+	}
+	for _, f := range stored {
+		keep[f.Path] = true
 	}
 	var changes []gitexec.TreeChange
 	for _, e := range existing {
@@ -210,6 +211,10 @@ func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, b
 	written, err := en.blobChanges(ctx, dir, blobs)
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range stored {
+		f.Path = dir + "/" + f.Path
+		written = append(written, f)
 	}
 	return append(changes, written...), nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
@@ -45,14 +46,33 @@ func (en *Engine) relFiles(paths []string) []string {
 	return out
 }
 
-// slotContent renders the transcript, prompt.txt and context.md of a committed slot (spec §3.6).
-func slotContent(transcript []byte, full claudecode.Scan) slotWrite {
-	w := slotWrite{transcript: transcript}
-	if len(full.Prompts) > 0 {
-		w.prompts = []byte(claudecode.PromptsText(full.Prompts))
-		w.context = []byte(claudecode.CommittedContext(full.Prompts))
+// slotContent renders the transcript, prompt.txt and context.md of a committed slot (spec
+// §3.6), redacted (spec §12.1), reusing the session's stored transcript chunks.
+func (en *Engine) slotContent(ctx context.Context, s State, transcript []byte, full claudecode.Scan) (slotWrite, error) {
+	var w slotWrite
+	if transcript != nil {
+		cache := s.Recorder.Chunks
+		if s.Recorder.ChunksPath != s.TranscriptPath {
+			cache = nil
+		}
+		st, err := en.storeTranscript(ctx, transcript, cache)
+		if err != nil {
+			return w, err
+		}
+		w.transcript = &st
 	}
-	return w
+	if len(full.Prompts) > 0 {
+		w.prompts = []byte(redact.String(claudecode.PromptsText(full.Prompts)))
+		w.context = []byte(redact.String(claudecode.CommittedContext(full.Prompts)))
+	}
+	return w, nil
+}
+
+func chunkRefs(w slotWrite) []events.ChunkRef {
+	if w.transcript == nil {
+		return nil
+	}
+	return w.transcript.cache
 }
 
 // condense writes the session into the checkpoint named by the commit's trailer, then carries
@@ -71,9 +91,9 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 	}
 	fresh := claudecode.ScanBytes(data[start:])
 	files := checkpointFiles(s.FilesTouched, en.relFiles(fresh.ModifiedFiles), c.Files)
-	w := slotContent(data, full)
-	if data == nil {
-		w.transcript = nil
+	w, err := en.slotContent(ctx, s, data, full)
+	if err != nil {
+		return nil, err
 	}
 	w.meta = CommittedMetadata{
 		CLIVersion:                  Version,
@@ -112,6 +132,7 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 	out := []events.Event{en.event(events.CheckpointCondensed{
 		CheckpointID: c.CheckpointID, MetadataCommit: string(metaCommit), UserCommit: c.Commit,
 		Slot: slot, Files: w.meta.FilesTouched, Provisional: f.Provisional, Transcript: pos,
+		Chunks: chunkRefs(w),
 	})}
 	candidates := f.CarryForward
 	if len(candidates) == 0 && f.Provisional {
@@ -220,7 +241,11 @@ func (en *Engine) finalize(ctx context.Context, s State, f Finalize) ([]events.E
 		return nil, fmt.Errorf("finalize: %w", err)
 	}
 	full := claudecode.ScanBytes(data)
-	res := events.CheckpointsFinalized{Transcript: pos}
+	w, err := en.slotContent(ctx, s, data, full)
+	if err != nil {
+		return nil, fmt.Errorf("finalize: %w", err)
+	}
+	res := events.CheckpointsFinalized{Transcript: pos, Chunks: chunkRefs(w)}
 	// Lines written after the turn's last commit belong to its last checkpoint's usage delta.
 	extra := usageSince(data, s.Recorder.UsageOffset)
 	for i, id := range f.CheckpointIDs {
@@ -228,7 +253,7 @@ func (en *Engine) finalize(ctx context.Context, s State, f Finalize) ([]events.E
 		if i == len(f.CheckpointIDs)-1 {
 			add = extra
 		}
-		if err := en.finalizeOne(ctx, s.SessionID, id, slotContent(data, full), add); err != nil {
+		if err := en.finalizeOne(ctx, s.SessionID, id, w, add); err != nil {
 			if res.Failed == nil {
 				res.Failed = map[string]string{}
 			}
@@ -263,11 +288,12 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 		if err != nil {
 			return nil, err
 		}
-		chunks, err := chunkTranscript(w.transcript)
-		if err != nil {
-			return nil, err
+		var blobs []namedBlob
+		var stored []gitexec.TreeChange
+		if w.transcript != nil {
+			blobs = append(blobs, namedBlob{"content_hash.txt", w.transcript.hash})
+			stored = w.transcript.files
 		}
-		blobs := append(chunks, namedBlob{"content_hash.txt", contentHash(w.transcript)})
 		replaced := map[string]bool{"prompt.txt": true, "context.md": true, "content_hash.txt": true}
 		if w.prompts != nil {
 			blobs = append(blobs, namedBlob{"prompt.txt", w.prompts}, namedBlob{"context.md", w.context})
@@ -289,6 +315,10 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 		written := map[string]bool{}
 		for _, b := range blobs {
 			written[b.name] = true
+		}
+		for _, f := range stored {
+			written[f.Path] = true
+			changes = append(changes, gitexec.TreeChange{Path: dir + "/" + f.Path, Mode: f.Mode, OID: f.OID})
 		}
 		for _, e := range existing {
 			if (replaced[e.Name] || isTranscriptChunk(e.Name)) && !written[e.Name] {

@@ -105,6 +105,8 @@ func (en *Engine) perform(ctx context.Context, sess *Session, input events.Event
 		res, err = en.condense(ctx, sess.State, f)
 	case Finalize:
 		res, err = en.finalize(ctx, sess.State, f)
+	case WriteTaskCheckpoint:
+		res, err = en.writeTaskCheckpoint(ctx, sess.State, input, f)
 	default:
 		err = fmt.Errorf("unknown effect %T", eff)
 	}

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -68,50 +66,6 @@ func marshalJSON(v any) ([]byte, error) {
 		return nil, fmt.Errorf("encode json: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// contentHash is content_hash.txt: "sha256:" and the hex digest, no newline (spec §3.5).
-func contentHash(transcript []byte) []byte {
-	sum := sha256.Sum256(transcript)
-	return []byte("sha256:" + hex.EncodeToString(sum[:]))
-}
-
-// maxChunk is the largest transcript file written whole (spec §3.4).
-const maxChunk = 50 * 1024 * 1024
-
-// chunkTranscript splits a JSONL transcript into files of at most maxChunk bytes on line
-// boundaries: chunk 0 is full.jsonl, chunk k is full.jsonl.%03d; each chunk drops its final
-// newline and reassembly joins chunks with one newline (spec §3.4).
-func chunkTranscript(data []byte) ([]namedBlob, error) {
-	if len(data) <= maxChunk {
-		return []namedBlob{{"full.jsonl", data}}, nil
-	}
-	var out []namedBlob
-	start := 0
-	for start < len(data) {
-		end := start
-		for end < len(data) {
-			nl := bytes.IndexByte(data[end:], '\n')
-			next := len(data)
-			if nl >= 0 {
-				next = end + nl + 1
-			}
-			if next-start > maxChunk {
-				break
-			}
-			end = next
-		}
-		if end == start {
-			return nil, fmt.Errorf("transcript line at byte %d is larger than %d bytes", start, maxChunk)
-		}
-		name := "full.jsonl"
-		if len(out) > 0 {
-			name = fmt.Sprintf("full.jsonl.%03d", len(out))
-		}
-		out = append(out, namedBlob{name, bytes.TrimSuffix(data[start:end], []byte{'\n'})})
-		start = end
-	}
-	return out, nil
 }
 
 // isTranscriptChunk reports whether a slot file is full.jsonl or one of its numbered chunks.

@@ -32,6 +32,12 @@ type Condense struct {
 	CarryForward []string
 }
 
+// WriteTaskCheckpoint snapshots a subagent's work onto the shadow branch (spec §2.4).
+type WriteTaskCheckpoint struct {
+	ToolUseID   string
+	Incremental bool
+}
+
 // Finalize rewrites provisional checkpoints with the complete transcript.
 type Finalize struct {
 	CheckpointIDs []string
@@ -41,6 +47,7 @@ func (MigrateShadow) effectName() string         { return "migrate-shadow" }
 func (WriteShadowCheckpoint) effectName() string { return "write-shadow-checkpoint" }
 func (Condense) effectName() string              { return "condense" }
 func (Finalize) effectName() string              { return "finalize" }
+func (WriteTaskCheckpoint) effectName() string   { return "write-task-checkpoint" }
 
 // Decide returns the effects an input event calls for, given the state before the event.
 // Result events call for nothing.
@@ -70,6 +77,10 @@ func Decide(s State, e events.Event) []Effect {
 		out = appendFinalize(out, s)
 	case events.SessionStopped:
 		out = appendFinalize(out, s)
+	case events.SubagentEnded:
+		if len(d.Files) > 0 && d.Worktree.Head != "" {
+			out = append(out, WriteTaskCheckpoint{ToolUseID: d.ToolUseID, Incremental: d.Incremental})
+		}
 	case events.GitCommitted:
 		if d.Sequencer {
 			return nil
@@ -202,6 +213,18 @@ func Evolve(in State, e events.Event) State {
 		}
 	case events.ShadowCheckpointSkipped:
 		s.ShouldResetShadowBranch = false
+	case events.SubagentEnded:
+		if !s.Exists() {
+			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: AgentClaudeCode, Worktree: d.Worktree, Transcript: d.Transcript}, e)
+		}
+	case events.TaskCheckpointWritten:
+		// Task checkpoints do not count as steps; their files join the session's (spec §2.4).
+		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
+		s.BaseCommit = d.BaseCommit
+		s.Recorder.LastShadowCommit = d.Commit
+		if d.Incremental {
+			s.Recorder.TaskSteps++
+		}
 	case events.CheckpointCondensed:
 		s.BaseCommit = d.UserCommit
 		s.AttributionBaseCommit = d.UserCommit
@@ -214,6 +237,9 @@ func Evolve(in State, e events.Event) State {
 		s.LastCheckpointID = d.CheckpointID
 		s.Recorder.LastShadowCommit = ""
 		s.Recorder.UsageOffset = d.Transcript.Offset
+		if len(d.Chunks) > 0 {
+			s.Recorder.Chunks, s.Recorder.ChunksPath = d.Chunks, d.Transcript.Path
+		}
 		if d.Provisional && !contains(s.TurnCheckpointIDs, d.CheckpointID) {
 			s.TurnCheckpointIDs = append(s.TurnCheckpointIDs, d.CheckpointID)
 		}
@@ -235,6 +261,9 @@ func Evolve(in State, e events.Event) State {
 		if len(d.Finalized) > 0 && d.Transcript.Lines > s.CheckpointTranscriptStart {
 			s.CheckpointTranscriptStart = d.Transcript.Lines
 			s.Recorder.CondensedOffset = d.Transcript.Offset
+		}
+		if len(d.Chunks) > 0 {
+			s.Recorder.Chunks, s.Recorder.ChunksPath = d.Chunks, d.Transcript.Path
 		}
 		if len(d.Finalized) > 0 && d.Transcript.Offset > s.Recorder.UsageOffset {
 			s.Recorder.UsageOffset = d.Transcript.Offset

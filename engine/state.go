@@ -53,6 +53,11 @@ type Recorder struct {
 	CondensedOffset int64 `json:"condensed_offset,omitempty"`
 	// DirtyAtTurnStart are the paths that differed from HEAD before the agent acted.
 	DirtyAtTurnStart []string `json:"dirty_at_turn_start,omitempty"`
+	// Chunks caches the closed chunks of the stored (redacted) transcript at ChunksPath.
+	Chunks     []events.ChunkRef `json:"chunks,omitempty"`
+	ChunksPath string            `json:"chunks_path,omitempty"`
+	// TaskSteps numbers the incremental subagent checkpoints.
+	TaskSteps int `json:"task_steps,omitempty"`
 	// UsageOffset is how far (bytes) the transcript's token usage is attributed to checkpoints.
 	UsageOffset int64 `json:"usage_offset,omitempty"`
 	// LastShadowCommit is the session's newest temporary checkpoint.
@@ -105,6 +110,9 @@ func (s State) clone() State {
 	c.UntrackedFilesAtStart = cloneStrings(s.UntrackedFilesAtStart)
 	c.FilesTouched = cloneStrings(s.FilesTouched)
 	c.Recorder.DirtyAtTurnStart = cloneStrings(s.Recorder.DirtyAtTurnStart)
+	if s.Recorder.Chunks != nil {
+		c.Recorder.Chunks = append([]events.ChunkRef(nil), s.Recorder.Chunks...)
+	}
 	if s.EndedAt != nil {
 		t := *s.EndedAt
 		c.EndedAt = &t

@@ -26,6 +26,7 @@ const (
 	TypeTurnEnded      Type = "turn_ended"
 	TypeSessionStopped Type = "session_stopped"
 	TypeGitCommitted   Type = "git_committed"
+	TypeSubagentEnded  Type = "subagent_ended"
 )
 
 // Result events: what an effect did.
@@ -39,6 +40,7 @@ const (
 	TypeCarriedForward          Type = "carried_forward"
 	TypeCheckpointsFinalized    Type = "checkpoints_finalized"
 	TypeEffectFailed            Type = "effect_failed"
+	TypeTaskCheckpointWritten   Type = "task_checkpoint_written"
 )
 
 // Payload is the type-specific part of an event, stored under "data".
@@ -131,6 +133,10 @@ func newPayload(t Type) (Payload, error) {
 		return &CheckpointsFinalized{}, nil
 	case TypeEffectFailed:
 		return &EffectFailed{}, nil
+	case TypeSubagentEnded:
+		return &SubagentEnded{}, nil
+	case TypeTaskCheckpointWritten:
+		return &TaskCheckpointWritten{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }
@@ -165,6 +171,10 @@ func deref(p Payload) Payload {
 	case *CheckpointsFinalized:
 		return *v
 	case *EffectFailed:
+		return *v
+	case *SubagentEnded:
+		return *v
+	case *TaskCheckpointWritten:
 		return *v
 	}
 	return p

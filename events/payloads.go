@@ -146,6 +146,7 @@ type CheckpointCondensed struct {
 	Files          []string   `json:"files,omitempty"`
 	Provisional    bool       `json:"provisional,omitempty"` // mid-turn: finalized at turn end
 	Transcript     Transcript `json:"transcript"`
+	Chunks         []ChunkRef `json:"chunks,omitempty"` // closed transcript chunks now stored
 }
 
 // EventType implements Payload.
@@ -175,6 +176,7 @@ type CheckpointsFinalized struct {
 	Finalized  []string          `json:"finalized,omitempty"`
 	Failed     map[string]string `json:"failed,omitempty"` // checkpoint ID -> error; kept pending
 	Transcript Transcript        `json:"transcript"`
+	Chunks     []ChunkRef        `json:"chunks,omitempty"`
 }
 
 // EventType implements Payload.
@@ -188,3 +190,47 @@ type EffectFailed struct {
 
 // EventType implements Payload.
 func (EffectFailed) EventType() Type { return TypeEffectFailed }
+
+// ChunkRef is a closed chunk of a stored transcript: its end offset in the live transcript, the
+// blob of its redacted content, and the content-hash state after it, so the next checkpoint can
+// reuse it without reading it again.
+type ChunkRef struct {
+	End       int64  `json:"end"`
+	Blob      string `json:"blob"`
+	HashState []byte `json:"hash_state,omitempty"`
+}
+
+// SubagentEnded records a subagent (Claude Code's Task/Agent tool) that finished, with the
+// files it left changed. Incremental is set for a TodoWrite step inside a running subagent.
+type SubagentEnded struct {
+	SessionID      string     `json:"session_id"`
+	ToolUseID      string     `json:"tool_use_id"`
+	AgentID        string     `json:"agent_id,omitempty"`
+	SubagentType   string     `json:"subagent_type,omitempty"`
+	Description    string     `json:"description,omitempty"`
+	TranscriptPath string     `json:"subagent_transcript,omitempty"`
+	Transcript     Transcript `json:"transcript"`
+	Worktree       Worktree   `json:"worktree"`
+	Files          []string   `json:"files,omitempty"`
+	Incremental    bool       `json:"incremental,omitempty"`
+	// Todo is the incremental step's tool input (TodoWrite's todos), raw JSON.
+	Todo     []byte `json:"todo,omitempty"`
+	ToolName string `json:"tool_name,omitempty"`
+}
+
+// EventType implements Payload.
+func (SubagentEnded) EventType() Type { return TypeSubagentEnded }
+
+// TaskCheckpointWritten records a subagent's checkpoint on the shadow branch (spec §2.4).
+type TaskCheckpointWritten struct {
+	Branch      string   `json:"branch"`
+	Commit      string   `json:"commit"`
+	BaseCommit  string   `json:"base_commit"`
+	ToolUseID   string   `json:"tool_use_id"`
+	Files       []string `json:"files,omitempty"`
+	Incremental bool     `json:"incremental,omitempty"`
+	Sequence    int      `json:"sequence,omitempty"`
+}
+
+// EventType implements Payload.
+func (TaskCheckpointWritten) EventType() Type { return TypeTaskCheckpointWritten }

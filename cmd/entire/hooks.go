@@ -143,9 +143,25 @@ func (h *hookRun) claude(verb string) error {
 		return en.TurnEnd(ctx, events.TurnEnded{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, Transcript: tr}, in.LastAssistantMessage, h.started)
 	case "session-end":
 		return en.SessionEnd(ctx, events.SessionStopped{SessionID: in.SessionID, Reason: in.Reason})
-	case "pre-task", "post-task", "post-todo":
-		h.log.Info("subagent checkpoints are not implemented yet; ignoring", "verb", verb)
-		return nil
+	case "pre-task":
+		if !isSubagentTool(in.ToolName) {
+			return nil
+		}
+		fmt.Fprintf(h.e.stdout, "[entire] PreToolUse[Task] hook invoked\n  Session ID: %s\n  Tool Use ID: %s\n  Transcript: %s\n", in.SessionID, in.ToolUseID, in.TranscriptPath)
+		return en.PreTask(ctx, in.ToolUseID, claudecode.ParseTaskInput(in.ToolInput))
+	case "post-task":
+		if !isSubagentTool(in.ToolName) {
+			return nil
+		}
+		fmt.Fprintf(h.e.stdout, "[entire] PostToolUse[Task] hook invoked\n  Session ID: %s\n  Tool Use ID: %s\n", in.SessionID, in.ToolUseID)
+		task, resp := claudecode.ParseTaskInput(in.ToolInput), claudecode.ParseTaskResponse(in.ToolResponse)
+		return en.TaskEnded(ctx, events.SubagentEnded{SessionID: in.SessionID, ToolUseID: in.ToolUseID, AgentID: resp.AgentID,
+			SubagentType: task.SubagentType, Description: task.Description, Transcript: tr}, resp.Async)
+	case "subagent-stop":
+		return en.TaskEnded(ctx, events.SubagentEnded{SessionID: in.SessionID, AgentID: in.AgentID, SubagentType: in.AgentType,
+			TranscriptPath: in.AgentTranscriptPath, Transcript: tr}, false)
+	case "post-todo":
+		return en.TodoStep(ctx, events.SubagentEnded{SessionID: in.SessionID, ToolName: in.ToolName, Todo: in.ToolInput, Transcript: tr})
 	}
 	return fmt.Errorf("unknown claude-code hook %q", verb)
 }
@@ -204,8 +220,14 @@ func (h *hookRun) git(verb string, args []string) error {
 	case "post-commit":
 		return en.PostCommit(ctx)
 	case "pre-push":
-		h.log.Info("pushing session logs is not implemented yet")
-		return nil
+		if len(args) == 0 {
+			return errors.New("pre-push: missing remote")
+		}
+		return en.PrePush(ctx, args[0], h.settings.PushSessions())
 	}
 	return fmt.Errorf("unknown git hook %q", verb)
 }
+
+// isSubagentTool accepts the subagent tool under its old name (Task) and its current one (Agent);
+// an empty name (older payloads) is accepted too.
+func isSubagentTool(name string) bool { return name == "" || name == "Task" || name == "Agent" }

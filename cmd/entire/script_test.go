@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/entirerec/entire/engine/redact"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -54,14 +55,16 @@ func setupScript(env *testscript.Env) error {
 // scriptCmds are the scenario commands beyond testscript's own, sorted by name:
 //
 //	agent SESSION ACTION ...  play a Claude Code session (see cmdAgent)
+//	cmp-redacted stdout FILE  stdout equals FILE after secret redaction (what checkpoints store)
 //	expand file...            replace $VAR / ${VAR} in files with the script's environment
 //	shadow VAR                set VAR to the one shadow branch that exists (! shadow: none exists)
 //	trailer VAR               set VAR to HEAD's Entire-Checkpoint ID and VAR_PATH to its tree path
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"agent":   cmdAgent,
-	"expand":  cmdExpand,
-	"shadow":  cmdShadow,
-	"trailer": cmdTrailer,
+	"agent":        cmdAgent,
+	"cmp-redacted": cmdCmpRedacted,
+	"expand":       cmdExpand,
+	"shadow":       cmdShadow,
+	"trailer":      cmdTrailer,
 }
 
 func cmdShadow(ts *testscript.TestScript, neg bool, args []string) {
@@ -122,4 +125,17 @@ func cmdTrailer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Setenv(args[0], id)
 	ts.Setenv(args[0]+"_PATH", fmt.Sprintf("%s/%s", id[:2], id[2:]))
+}
+
+func cmdCmpRedacted(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || args[0] != "stdout" {
+		ts.Fatalf("usage: cmp-redacted stdout FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	want := string(redact.JSONL(data))
+	got := ts.ReadFile("stdout")
+	if (got == want) == neg {
+		ts.Fatalf("stdout and redacted %s: equal=%v, want %v\nstdout:\n%s\nwant:\n%s", args[1], got == want, !neg, got, want)
+	}
 }

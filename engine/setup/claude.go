@@ -32,7 +32,8 @@ type claudeHook struct {
 	Event, Matcher, Command string
 }
 
-// claudeHooks are the seven entries of §8.1, in installation order.
+// claudeHooks are the seven entries of §8.1 plus three additions (the Agent matchers and
+// SubagentStop), in installation order.
 var claudeHooks = []claudeHook{
 	{"SessionStart", "", "entire hooks claude-code session-start"},
 	{"SessionEnd", "", "entire hooks claude-code session-end"},
@@ -41,6 +42,11 @@ var claudeHooks = []claudeHook{
 	{"PreToolUse", "Task", "entire hooks claude-code pre-task"},
 	{"PostToolUse", "Task", "entire hooks claude-code post-task"},
 	{"PostToolUse", "TodoWrite", "entire hooks claude-code post-todo"},
+	// Beyond the reference: the subagent tool is named Agent in current Claude Code, and
+	// background subagents only report completion through SubagentStop (agent-hooks §1.3).
+	{"PreToolUse", "Agent", "entire hooks claude-code pre-task"},
+	{"PostToolUse", "Agent", "entire hooks claude-code post-task"},
+	{"SubagentStop", "", "entire hooks claude-code subagent-stop"},
 }
 
 // stopCommands are the Stop commands that count as "installed", current and legacy.
@@ -170,9 +176,17 @@ func isEntireCommand(c string) bool {
 }
 
 // hasCommand reports whether any matcher group of an event runs command.
-func hasCommand(groups []any, command string) bool {
+func hasCommand(groups []any, matcher, command string) bool {
+	return hasCommandWhere(groups, command, func(m string) bool { return m == matcher })
+}
+
+// hasCommandWhere reports whether command is in a group whose matcher satisfies keep.
+func hasCommandWhere(groups []any, command string, keep func(matcher string) bool) bool {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
+		if m, _ := gm["matcher"].(string); !keep(m) {
+			continue
+		}
 		hooks, _ := gm["hooks"].([]any)
 		if slices.ContainsFunc(hooks, func(e any) bool { return commandOf(e) == command }) {
 			return true
@@ -188,7 +202,7 @@ func addHook(hooks map[string]any, h claudeHook) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("hooks: %w", err)
 	}
-	if hasCommand(groups, h.Command) {
+	if hasCommand(groups, h.Matcher, h.Command) {
 		return false, nil
 	}
 	entry := map[string]any{"type": "command", "command": h.Command}

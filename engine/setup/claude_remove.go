@@ -62,7 +62,7 @@ func claudeHooksInstalled(topLevel string) bool {
 	hooks, _ := d.root["hooks"].(map[string]any)
 	groups, _ := hooks["Stop"].([]any)
 	for _, c := range stopCommands {
-		if hasCommand(groups, c) {
+		if hasCommandWhere(groups, c, func(string) bool { return true }) {
 			return true
 		}
 	}

@@ -29,6 +29,15 @@ const freshClaudeSettings = `{
           }
         ],
         "matcher": "TodoWrite"
+      },
+      {
+        "hooks": [
+          {
+            "command": "entire hooks claude-code post-task",
+            "type": "command"
+          }
+        ],
+        "matcher": "Agent"
       }
     ],
     "PreToolUse": [
@@ -40,6 +49,15 @@ const freshClaudeSettings = `{
           }
         ],
         "matcher": "Task"
+      },
+      {
+        "hooks": [
+          {
+            "command": "entire hooks claude-code pre-task",
+            "type": "command"
+          }
+        ],
+        "matcher": "Agent"
       }
     ],
     "SessionEnd": [
@@ -75,6 +93,17 @@ const freshClaudeSettings = `{
         "matcher": ""
       }
     ],
+    "SubagentStop": [
+      {
+        "hooks": [
+          {
+            "command": "entire hooks claude-code subagent-stop",
+            "type": "command"
+          }
+        ],
+        "matcher": ""
+      }
+    ],
     "UserPromptSubmit": [
       {
         "hooks": [
@@ -103,8 +132,8 @@ func TestInstallClaudeHooksFreshGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if added != 7 {
-		t.Errorf("added = %d, want 7", added)
+	if added != 10 {
+		t.Errorf("added = %d, want 10", added)
 	}
 	if diff := cmp.Diff(freshClaudeSettings, readFile(t, claudePath(top))); diff != "" {
 		t.Errorf(".claude/settings.json (-want +got):\n%s", diff)
@@ -158,8 +187,9 @@ func TestInstallClaudeHooksPreservesForeignAndIsIdempotent(t *testing.T) {
 	}
 	stop := hooks["Stop"].([]any)[0].(map[string]any)
 	stop["hooks"] = append(stop["hooks"].([]any), entry("entire hooks claude-code stop"))
-	hooks["PreToolUse"] = append(hooks["PreToolUse"].([]any), group("Task", "entire hooks claude-code pre-task"))
-	hooks["PostToolUse"] = []any{group("Task", "entire hooks claude-code post-task"), group("TodoWrite", "entire hooks claude-code post-todo")}
+	hooks["PreToolUse"] = append(hooks["PreToolUse"].([]any), group("Task", "entire hooks claude-code pre-task"), group("Agent", "entire hooks claude-code pre-task"))
+	hooks["PostToolUse"] = []any{group("Task", "entire hooks claude-code post-task"), group("TodoWrite", "entire hooks claude-code post-todo"), group("Agent", "entire hooks claude-code post-task")}
+	hooks["SubagentStop"] = []any{group("", "entire hooks claude-code subagent-stop")}
 	hooks["SessionStart"] = []any{group("", "entire hooks claude-code session-start")}
 	hooks["SessionEnd"] = []any{group("", "entire hooks claude-code session-end")}
 	hooks["UserPromptSubmit"] = []any{group("", "entire hooks claude-code user-prompt-submit")}
@@ -182,8 +212,8 @@ func TestInstallClaudeHooksPreservesForeignAndIsIdempotent(t *testing.T) {
 	if diff := cmp.Diff(first, readFile(t, claudePath(top))); diff != "" {
 		t.Errorf("second install changed bytes (-first +second):\n%s", diff)
 	}
-	if added, _ := installClaudeHooks(top, true); added != 7 {
-		t.Errorf("forced install added %d, want 7", added)
+	if added, _ := installClaudeHooks(top, true); added != 10 {
+		t.Errorf("forced install added %d, want 10", added)
 	}
 	if diff := cmp.Diff(first, readFile(t, claudePath(top))); diff != "" {
 		t.Errorf("forced install changed bytes (-first +second):\n%s", diff)
@@ -221,8 +251,8 @@ func TestUninstallClaudeHooksKeepsForeign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if removed != 7 {
-		t.Errorf("removed = %d, want 7", removed)
+	if removed != 10 {
+		t.Errorf("removed = %d, want 10", removed)
 	}
 	got, err := decodeObject([]byte(readFile(t, claudePath(top))))
 	if err != nil {

@@ -43,7 +43,7 @@ func TestEnableFreshRepository(t *testing.T) {
 	}
 	wantLines := []string{
 		"Agent: Claude Code",
-		"Installed 7 Claude Code hooks in .claude/settings.json",
+		"Installed 10 Claude Code hooks in .claude/settings.json",
 		"Backed up existing prepare-commit-msg hook to prepare-commit-msg.pre-entire",
 		"Installed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push",
 		"✓ Hooks installed",
@@ -162,7 +162,7 @@ func TestDisableUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantLines := []string{
-		"✓ Removed 7 Claude Code hooks from .claude/settings.json",
+		"✓ Removed 10 Claude Code hooks from .claude/settings.json",
 		"✓ Removed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push",
 		"Restored commit-msg.pre-entire to commit-msg",
 		"✓ Removed .entire/",
@@ -218,5 +218,59 @@ func TestEnsureGitignoreAppendsOnlyMissing(t *testing.T) {
 func TestPathsMustBeAbsolute(t *testing.T) {
 	if _, err := Enable(Paths{TopLevel: "repo", HooksDir: "repo/.git/hooks"}, EnableOptions{}); err == nil {
 		t.Error("Enable accepted relative paths")
+	}
+}
+
+// TestEnableAddsAgentHooksToHandEditedSettings: a hand-edited file from before the Agent
+// entries (pre-task under "Task" next to a foreign command, the Stop group without a
+// "matcher" key) still gets the three additions, and a second Enable changes no byte.
+func TestEnableAddsAgentHooksToHandEditedSettings(t *testing.T) {
+	p := newPaths(t)
+	const handEdited = `{"hooks": {
+  "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": "entire hooks claude-code session-start"}]}],
+  "SessionEnd": [{"matcher": "", "hooks": [{"type": "command", "command": "entire hooks claude-code session-end"}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "entire hooks claude-code stop"}]}],
+  "UserPromptSubmit": [{"matcher": "", "hooks": [{"type": "command", "command": "entire hooks claude-code user-prompt-submit"}]}],
+  "PreToolUse": [{"matcher": "Task", "hooks": [{"type": "command", "command": "audit-task"}, {"type": "command", "command": "entire hooks claude-code pre-task"}]}],
+  "PostToolUse": [
+    {"matcher": "Task", "hooks": [{"type": "command", "command": "entire hooks claude-code post-task"}]},
+    {"matcher": "TodoWrite", "hooks": [{"type": "command", "command": "entire hooks claude-code post-todo"}]}
+  ]
+}, "permissions": {"deny": ["Read(./.entire/metadata/**)"]}}`
+	writeFile(t, claudePath(p.TopLevel), handEdited, 0o600)
+	r, err := Enable(p, EnableOptions{SkipPushSessions: true, Telemetry: boolPtr(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Lines[1] != "Installed 3 Claude Code hooks in .claude/settings.json" {
+		t.Errorf("first report = %q", r.Lines)
+	}
+	first := readFile(t, claudePath(p.TopLevel))
+	got, err := decodeObject([]byte(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := decodeObject([]byte(handEdited))
+	hooks := want["hooks"].(map[string]any)
+	agent := func(c string) any {
+		return map[string]any{"matcher": "Agent", "hooks": []any{map[string]any{"type": "command", "command": c}}}
+	}
+	hooks["PreToolUse"] = append(hooks["PreToolUse"].([]any), agent("entire hooks claude-code pre-task"))
+	hooks["PostToolUse"] = append(hooks["PostToolUse"].([]any), agent("entire hooks claude-code post-task"))
+	hooks["SubagentStop"] = []any{map[string]any{"matcher": "", "hooks": []any{map[string]any{"type": "command", "command": "entire hooks claude-code subagent-stop"}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged settings (-want +got):\n%s", diff)
+	}
+
+	files := snapshot(t, p.TopLevel)
+	r, err = Enable(p, EnableOptions{SkipPushSessions: true, Telemetry: boolPtr(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Lines[1] != "Claude Code hooks already installed" {
+		t.Errorf("second report = %q", r.Lines)
+	}
+	if diff := cmp.Diff(files, snapshot(t, p.TopLevel)); diff != "" {
+		t.Errorf("second Enable changed files (-first +second):\n%s", diff)
 	}
 }

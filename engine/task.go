@@ -1,0 +1,340 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/entirerec/entire/engine/redact"
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/gitexec"
+)
+
+var taskIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// preTask is .entire/tmp/pre-task-<tool-use-id>.json (spec §5.6), plus what the launch said.
+type preTask struct {
+	ToolUseID      string   `json:"tool_use_id"`
+	Timestamp      string   `json:"timestamp"`
+	UntrackedFiles []string `json:"untracked_files"`
+	SubagentType   string   `json:"subagent_type,omitempty"`
+	Description    string   `json:"description,omitempty"`
+	AgentID        string   `json:"agent_id,omitempty"`
+}
+
+func (en *Engine) tmpDir() string { return filepath.Join(en.Repo.TopLevel, ".entire", "tmp") }
+
+func (en *Engine) preTaskPath(toolUseID string) string {
+	return filepath.Join(en.tmpDir(), "pre-task-"+toolUseID+".json")
+}
+
+// PreTask records the untracked files before a subagent (Task/Agent tool) starts, so that its
+// checkpoint can tell the files it created.
+func (en *Engine) PreTask(ctx context.Context, toolUseID string, in claudecode.TaskInput) error {
+	if !taskIDRe.MatchString(toolUseID) {
+		return fmt.Errorf("invalid tool_use_id %q", toolUseID)
+	}
+	st, err := en.dirtyStatus(ctx)
+	if err != nil {
+		return err
+	}
+	p := preTask{ToolUseID: toolUseID, Timestamp: en.Now().UTC().Format(time.RFC3339),
+		UntrackedFiles: []string{}, SubagentType: in.SubagentType, Description: in.Description}
+	for _, e := range st {
+		if e.Untracked() {
+			p.UntrackedFiles = append(p.UntrackedFiles, e.Path)
+		}
+	}
+	return writePreTask(en.preTaskPath(toolUseID), p)
+}
+
+func writePreTask(path string, p preTask) error {
+	data, err := marshalJSON(p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write pre-task state: %w", err)
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+func readPreTask(path string) (preTask, error) {
+	var p preTask
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return p, err
+	}
+	return p, json.Unmarshal(data, &p)
+}
+
+// TaskEnded handles PostToolUse[Task|Agent] and SubagentStop. A subagent launched in the
+// background (async) only records its agent ID; the checkpoint is written when it stops.
+func (en *Engine) TaskEnded(ctx context.Context, in events.SubagentEnded, async bool) error {
+	if in.ToolUseID == "" && in.AgentID != "" {
+		in.ToolUseID = en.findTaskByAgent(in.AgentID)
+	}
+	if !taskIDRe.MatchString(in.ToolUseID) || (in.AgentID != "" && !taskIDRe.MatchString(in.AgentID)) {
+		return fmt.Errorf("invalid task ids %q / %q", in.ToolUseID, in.AgentID)
+	}
+	pre, err := readPreTask(en.preTaskPath(in.ToolUseID))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if async {
+		pre.ToolUseID, pre.AgentID = in.ToolUseID, in.AgentID
+		return writePreTask(en.preTaskPath(in.ToolUseID), pre)
+	}
+	if pre.SubagentType != "" {
+		in.SubagentType = pre.SubagentType
+	}
+	if in.Description == "" {
+		in.Description = pre.Description
+	}
+	if in.TranscriptPath == "" && in.AgentID != "" {
+		in.TranscriptPath = subagentTranscript(in.Transcript.Path, in.SessionID, in.AgentID)
+	}
+	if err := en.recordTask(ctx, &in, pre.UntrackedFiles); err != nil {
+		return err
+	}
+	if err := os.Remove(en.preTaskPath(in.ToolUseID)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		en.Log.Warn("remove pre-task state", "error", err.Error())
+	}
+	return nil
+}
+
+// TodoStep handles PostToolUse[TodoWrite]: inside a running subagent (a pre-task file exists)
+// with changed files it writes an incremental task checkpoint.
+func (en *Engine) TodoStep(ctx context.Context, in events.SubagentEnded) error {
+	matches, _ := filepath.Glob(filepath.Join(en.tmpDir(), "pre-task-*.json"))
+	if len(matches) == 0 {
+		return nil
+	}
+	sort.Slice(matches, func(i, j int) bool { return modTime(matches[i]).After(modTime(matches[j])) })
+	pre, err := readPreTask(matches[0])
+	if err != nil {
+		return err
+	}
+	in.ToolUseID, in.Incremental = pre.ToolUseID, true
+	return en.recordTask(ctx, &in, pre.UntrackedFiles)
+}
+
+func modTime(p string) time.Time {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// recordTask observes the subagent's files and runs the event through the session.
+func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untrackedBefore []string) error {
+	wt, err := en.worktreeFacts(ctx)
+	if err != nil {
+		return err
+	}
+	in.Worktree = wt
+	st, err := en.dirtyStatus(ctx)
+	if err != nil {
+		return err
+	}
+	var edited []string
+	if in.TranscriptPath != "" {
+		if sc, err := claudecode.ScanFile(in.TranscriptPath, 0); err == nil {
+			edited = en.relFiles(sc.ModifiedFiles)
+		}
+	}
+	before := map[string]bool{}
+	for _, p := range untrackedBefore {
+		before[p] = true
+	}
+	var created []string
+	for _, e := range st {
+		if e.Untracked() && !before[e.Path] {
+			created = append(created, e.Path)
+		}
+	}
+	in.Files = mergeSorted(intersect(edited, statusPaths(st)), created)
+	if _, pos, err := scanPosition(in.Transcript.Path, events.Transcript{}); err == nil {
+		in.Transcript = pos
+	}
+	sess, err := en.Store.Open(in.SessionID)
+	if err != nil {
+		return err
+	}
+	defer closeSession(en, sess)
+	return en.run(ctx, sess, en.event(*in))
+}
+
+func (en *Engine) findTaskByAgent(agentID string) string {
+	matches, _ := filepath.Glob(filepath.Join(en.tmpDir(), "pre-task-*.json"))
+	for _, m := range matches {
+		if p, err := readPreTask(m); err == nil && p.AgentID == agentID {
+			return p.ToolUseID
+		}
+	}
+	return ""
+}
+
+// subagentTranscript finds a subagent's transcript: the current layout
+// <dir>/<session-id>/subagents/agent-<id>.jsonl, else the legacy sibling <dir>/agent-<id>.jsonl.
+func subagentTranscript(mainTranscript, sessionID, agentID string) string {
+	dir := filepath.Dir(mainTranscript)
+	current := filepath.Join(dir, sessionID, "subagents", "agent-"+agentID+".jsonl")
+	if _, err := os.Stat(current); err == nil {
+		return current
+	}
+	return filepath.Join(dir, "agent-"+agentID+".jsonl")
+}
+
+// taskSubject is the commit subject of a task checkpoint (spec §2.3).
+func taskSubject(typ, desc, toolUseID string) string {
+	id := short(toolUseID, 12)
+	if len(desc) > 60 {
+		desc = desc[:57] + "..."
+	}
+	switch {
+	case typ != "" && desc != "":
+		return fmt.Sprintf("Completed '%s' agent: %s (%s)", typ, desc, id)
+	case typ != "":
+		return fmt.Sprintf("Completed '%s' agent (%s)", typ, id)
+	case desc != "":
+		return fmt.Sprintf("Completed agent: %s (%s)", desc, id)
+	}
+	return "Task: " + id
+}
+
+// checkpointJSON is tasks/<id>/checkpoint.json: hand-formatted, no trailing newline (spec §2.4).
+func checkpointJSON(sessionID, toolUseID, uuid, agentID string) []byte {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	return []byte("{\n  \"session_id\": " + q(sessionID) + ",\n  \"tool_use_id\": " + q(toolUseID) +
+		",\n  \"checkpoint_uuid\": " + q(uuid) + ",\n  \"agent_id\": " + q(agentID) + "\n}")
+}
+
+// writeTaskCheckpoint commits a subagent's work onto the shadow branch: the worktree snapshot,
+// the session's overlay so far, and the task's files under tasks/<tool-use-id>/.
+func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events.Event, f WriteTaskCheckpoint) ([]events.Event, error) {
+	in, _ := input.Data.(events.SubagentEnded)
+	head := in.Worktree.Head
+	meta := ".entire/metadata/" + s.SessionID
+	taskDir := meta + "/tasks/" + f.ToolUseID
+	main, _, err := loadTranscript(in.Transcript.Path)
+	if err != nil {
+		main = nil
+	}
+	var files []namedBlob
+	seq := s.Recorder.TaskSteps + 1
+	var subject, trailer string
+	if f.Incremental {
+		step, err := json.Marshal(map[string]any{"type": in.ToolName, "tool_use_id": f.ToolUseID,
+			"timestamp": input.Time.UTC(), "data": json.RawMessage(redactJSON(in.Todo))})
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("checkpoints/%03d-%s.json", seq, f.ToolUseID)
+		files = append(files, namedBlob{name, step})
+		subject = claudecode.TodoSubject(in.Todo)
+		if subject == "" {
+			subject = fmt.Sprintf("Checkpoint #%d: %s", seq, short(f.ToolUseID, 12))
+		} else {
+			subject += " (" + short(f.ToolUseID, 12) + ")"
+		}
+		trailer = taskDir + "/" + name
+	} else {
+		if in.TranscriptPath != "" {
+			if sub, err := os.ReadFile(in.TranscriptPath); err == nil && in.AgentID != "" {
+				files = append(files, namedBlob{"agent-" + in.AgentID + ".jsonl", sub})
+			}
+		}
+		files = append(files, namedBlob{"checkpoint.json", checkpointJSON(s.SessionID, f.ToolUseID, claudecode.ToolResultUUID(main, f.ToolUseID), in.AgentID)})
+		subject = taskSubject(in.SubagentType, in.Description, f.ToolUseID)
+		trailer = taskDir
+	}
+	st, err := en.dirtyStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := en.worktreeChanges(ctx, statusPaths(st))
+	if err != nil {
+		return nil, err
+	}
+	branch := ShadowBranch(head, s.WorktreeID)
+	own, err := en.ownOverlay(ctx, branch, meta, taskDir, files)
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, own...)
+	if main != nil {
+		mc, err := en.blobChanges(ctx, meta, []namedBlob{{"full.jsonl", main}})
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, mc...)
+	}
+	tc, err := en.blobChanges(ctx, taskDir, files)
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, tc...)
+	headTree, err := en.treeOf(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	msg := subject + "\n\nEntire-Metadata-Task: " + trailer + "\nEntire-Session: " + s.SessionID +
+		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
+	for attempt := 0; attempt < maxRefRetries; attempt++ {
+		commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
+		if errors.Is(err, gitexec.ErrRefMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []events.Event{en.event(events.TaskCheckpointWritten{Branch: branch, Commit: string(commit),
+			BaseCommit: head, ToolUseID: f.ToolUseID, Files: in.Files, Incremental: f.Incremental, Sequence: seq})}, nil
+	}
+	return nil, fmt.Errorf("task checkpoint on %s: %w", branch, gitexec.ErrRefMoved)
+}
+
+// ownOverlay keeps the session's existing overlay files from the shadow tip, except the
+// transcript and the task files about to be rewritten.
+func (en *Engine) ownOverlay(ctx context.Context, branch, meta, taskDir string, replacing []namedBlob) ([]gitexec.TreeChange, error) {
+	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(branch))
+	if err != nil || !ok {
+		return nil, err
+	}
+	out, err := en.Repo.Run(ctx, nil, "ls-tree", "-r", "-z", string(tip), "--", meta+"/")
+	if err != nil {
+		return nil, fmt.Errorf("list session overlay: %w", err)
+	}
+	skip := map[string]bool{meta + "/full.jsonl": true}
+	for _, f := range replacing {
+		skip[taskDir+"/"+f.name] = true
+	}
+	var keep []gitexec.TreeChange
+	for _, rec := range strings.Split(string(out), "\x00") {
+		info, path, ok := strings.Cut(rec, "\t")
+		fields := strings.Fields(info)
+		if !ok || len(fields) != 3 || skip[path] {
+			continue
+		}
+		keep = append(keep, gitexec.TreeChange{Path: path, Mode: fields[0], OID: gitexec.OID(fields[2])})
+	}
+	return keep, nil
+}
+
+// redactJSON redacts a JSON value's strings, keeping it valid JSON.
+func redactJSON(raw []byte) []byte {
+	if len(raw) == 0 {
+		return []byte("null")
+	}
+	return redact.JSONL(raw)
+}

@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/entirerec/entire/engine/redact"
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// chunkTarget is where a stored transcript chunk closes: at the first line end at or past this
+// many bytes. The reference reader joins full.jsonl, full.jsonl.001, ... with "\n", so any
+// boundary on a line end reads back the same; boundaries that only depend on the bytes before
+// them stay put as the transcript grows, and consecutive checkpoints of a session then share
+// the blobs of the unchanged prefix instead of storing the whole transcript again.
+var chunkTarget = 1 << 20
+
+// maxChunk is the largest chunk file the reference writes (spec §3.4).
+const maxChunk = 50 * 1024 * 1024
+
+// chunkBounds splits data into chunks closing at the first line end at or past chunkTarget
+// bytes, never above maxChunk. The last chunk is open: it may still grow.
+func chunkBounds(data []byte) ([]int, error) {
+	var ends []int
+	start := 0
+	for start < len(data) {
+		end := start + chunkTarget
+		if end >= len(data) {
+			ends = append(ends, len(data))
+			break
+		}
+		nl := bytes.IndexByte(data[end-1:], '\n')
+		if nl < 0 {
+			ends = append(ends, len(data))
+			break
+		}
+		end = end - 1 + nl + 1
+		if end-start > maxChunk {
+			return nil, fmt.Errorf("transcript line at byte %d is larger than %d bytes", start, maxChunk)
+		}
+		ends = append(ends, end)
+		start = end
+	}
+	if len(ends) > 0 && ends[len(ends)-1]-prev(ends) > maxChunk {
+		return nil, fmt.Errorf("transcript tail is larger than %d bytes on one line", maxChunk)
+	}
+	return ends, nil
+}
+
+func prev(ends []int) int {
+	if len(ends) < 2 {
+		return 0
+	}
+	return ends[len(ends)-2]
+}
+
+// chunkName is the file name of chunk i (spec §3.4).
+func chunkName(i int) string {
+	if i == 0 {
+		return "full.jsonl"
+	}
+	return fmt.Sprintf("full.jsonl.%03d", i)
+}
+
+// storedTranscript is a transcript ready for a committed slot: its chunk files, its content
+// hash, and the cache that lets the next checkpoint reuse the closed chunks.
+type storedTranscript struct {
+	files []gitexec.TreeChange // names relative to the slot directory
+	hash  []byte               // content_hash.txt
+	cache []events.ChunkRef
+}
+
+// storeTranscript redacts and writes a transcript as chunk blobs. Closed chunks listed in the
+// cache with the same end offset are reused without being read, redacted or hashed again, so
+// the work is linear in the new part of the transcript.
+func (en *Engine) storeTranscript(ctx context.Context, data []byte, cache []events.ChunkRef) (storedTranscript, error) {
+	var out storedTranscript
+	ends, err := chunkBounds(data)
+	if err != nil {
+		return out, err
+	}
+	h := sha256.New()
+	reused := 0
+	for reused < len(ends)-1 && reused < len(cache) && cache[reused].End == int64(ends[reused]) && cache[reused].Blob != "" {
+		reused++
+	}
+	if reused > 0 {
+		if err := restoreHash(h, cache[reused-1].HashState); err != nil {
+			reused = 0
+			h.Reset()
+		}
+	}
+	for i := 0; i < reused; i++ {
+		out.files = append(out.files, gitexec.TreeChange{Path: chunkName(i), Mode: "100644", OID: gitexec.OID(cache[i].Blob)})
+		out.cache = append(out.cache, cache[i])
+	}
+	var contents [][]byte
+	start := 0
+	if reused > 0 {
+		start = ends[reused-1]
+	}
+	for i := reused; i < len(ends); i++ {
+		raw := data[start:ends[i]]
+		last := i == len(ends)-1
+		if !last {
+			raw = raw[:len(raw)-1] // a closed chunk drops its final newline; the reader re-adds it
+		}
+		red := redact.JSONL(raw)
+		h.Write(red)
+		if !last {
+			h.Write([]byte{'\n'})
+		}
+		contents = append(contents, red)
+		ref := events.ChunkRef{End: int64(ends[i])}
+		if !last {
+			if ref.HashState, err = saveHash(h); err != nil {
+				return out, err
+			}
+		}
+		out.cache = append(out.cache, ref)
+		start = ends[i]
+	}
+	if len(contents) > 0 {
+		oids, err := en.Repo.HashBlobs(ctx, contents)
+		if err != nil {
+			return out, fmt.Errorf("write transcript chunks: %w", err)
+		}
+		for j, oid := range oids {
+			i := reused + j
+			out.files = append(out.files, gitexec.TreeChange{Path: chunkName(i), Mode: "100644", OID: oid})
+			out.cache[i].Blob = string(oid)
+		}
+	}
+	// The open last chunk is never reused: drop it from the cache.
+	if n := len(out.cache); n > 0 && int64(len(data)) == out.cache[n-1].End {
+		out.cache = out.cache[:n-1]
+	}
+	out.hash = []byte("sha256:" + hex.EncodeToString(h.Sum(nil)))
+	return out, nil
+}
+
+func saveHash(h interface{ Sum([]byte) []byte }) ([]byte, error) {
+	m, ok := h.(encoding.BinaryMarshaler)
+	if !ok {
+		return nil, fmt.Errorf("hash state cannot be saved")
+	}
+	return m.MarshalBinary()
+}
+
+func restoreHash(h interface{ Reset() }, state []byte) error {
+	u, ok := h.(encoding.BinaryUnmarshaler)
+	if !ok || len(state) == 0 {
+		return fmt.Errorf("hash state cannot be restored")
+	}
+	return u.UnmarshalBinary(state)
+}

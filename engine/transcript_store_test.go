@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/entirerec/entire/engine/redact"
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// testRepo makes an empty repository with a hermetic environment and an engine on it.
+func testRepo(t *testing.T) *Engine {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	repo, err := gitexec.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	return New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+}
+
+var words = strings.Fields("the agent reads file main.go then edits func handler to return error when " +
+	"input is empty adds test case for nil pointer runs go test ./... which passes refactors loop " +
+	"into helper named parseLine updates README with usage example and commits the change " +
+	strconv.Itoa(42))
+
+// transcriptLines builds n realistic JSONL lines of about size bytes each.
+func transcriptLines(from, n, size int) []byte {
+	var b bytes.Buffer
+	for i := from; i < from+n; i++ {
+		var w strings.Builder
+		x := uint32(i*2654435761 + 1)
+		for w.Len() < size {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			w.WriteString(words[x%uint32(len(words))])
+			w.WriteByte(' ')
+		}
+		text := w.String()
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"u%d","message":{"id":"msg_%d","role":"assistant","content":[{"type":"text","text":%q}]}}`+"\n", i, i, text)
+	}
+	return b.Bytes()
+}
+
+// reassemble joins chunk blobs as the reference reader does (spec §3.4).
+func reassemble(t *testing.T, en *Engine, st storedTranscript) []byte {
+	t.Helper()
+	var parts [][]byte
+	for i, f := range st.files {
+		if f.Path != chunkName(i) {
+			t.Fatalf("chunk %d named %q", i, f.Path)
+		}
+		data, ok, err := en.Repo.ReadBlob(context.Background(), string(f.OID))
+		if err != nil || !ok {
+			t.Fatalf("read chunk %d: %v %v", i, ok, err)
+		}
+		parts = append(parts, data)
+	}
+	return bytes.Join(parts, []byte{'\n'})
+}
+
+func TestStoreTranscriptRoundTripAndReuse(t *testing.T) {
+	defer func(n int) { chunkTarget = n }(chunkTarget)
+	chunkTarget = 4096
+	en := testRepo(t)
+	ctx := context.Background()
+	secret := `{"type":"user","uuid":"s","message":{"role":"user","content":"my key is AKIAIOSFODNN7EXAMPLE ok"}}` + "\n"
+	data := append([]byte(secret), transcriptLines(0, 40, 300)...)
+	first, err := en.storeTranscript(ctx, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.files) < 3 {
+		t.Fatalf("want several chunks, got %d", len(first.files))
+	}
+	got := reassemble(t, en, first)
+	want := redact.JSONL(data)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("reassembled transcript differs from the redacted one (%d vs %d bytes)", len(got), len(want))
+	}
+	if bytes.Contains(got, []byte("AKIAIOSFODNN7EXAMPLE")) {
+		t.Fatal("secret survived")
+	}
+	sum := sha256.Sum256(want)
+	if string(first.hash) != "sha256:"+hex.EncodeToString(sum[:]) {
+		t.Fatalf("content hash %s is not the hash of the redacted transcript", first.hash)
+	}
+
+	// The transcript grows: closed chunks are reused by blob, and the result is still exact.
+	grown := append(append([]byte(nil), data...), transcriptLines(40, 40, 300)...)
+	second, err := en.storeTranscript(ctx, grown, first.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := 0
+	for i := range first.cache {
+		if second.files[i].OID == gitexec.OID(first.cache[i].Blob) {
+			shared++
+		}
+	}
+	if shared != len(first.cache) || shared == 0 {
+		t.Fatalf("shared %d of %d closed chunks", shared, len(first.cache))
+	}
+	if got := reassemble(t, en, second); !bytes.Equal(got, redact.JSONL(grown)) {
+		t.Fatal("grown transcript does not reassemble exactly")
+	}
+	sum = sha256.Sum256(redact.JSONL(grown))
+	if string(second.hash) != "sha256:"+hex.EncodeToString(sum[:]) {
+		t.Fatal("content hash after reuse is wrong")
+	}
+	// A cache for other content (different boundaries) is not reused.
+	third, err := en.storeTranscript(ctx, transcriptLines(100, 30, 500), second.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reassemble(t, en, third); !bytes.Equal(got, redact.JSONL(transcriptLines(100, 30, 500))) {
+		t.Fatal("unrelated cache corrupted the transcript")
+	}
+}
+
+func TestStoreTranscriptSmallIsOneFile(t *testing.T) {
+	en := testRepo(t)
+	data := transcriptLines(0, 3, 100)
+	st, err := en.storeTranscript(context.Background(), data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.files) != 1 || st.files[0].Path != "full.jsonl" {
+		t.Fatalf("small transcript stored as %v", st.files)
+	}
+	if !bytes.Equal(reassemble(t, en, st), data) {
+		t.Fatal("small transcript changed")
+	}
+}
+
+// TestStorageGrowth measures what a session of 20 commits over a growing transcript costs the
+// repository with prefix-sharing chunks, against storing the whole transcript each time.
+func TestStorageGrowth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("storage measurement")
+	}
+	ctx := context.Background()
+	whole, chunked := testRepo(t), testRepo(t)
+	var data []byte
+	var cache []events.ChunkRef
+	wholeBytes, naive := 0, 0
+	seen := map[gitexec.OID]bool{}
+	chunkBytes := 0
+	for commit := 0; commit < 20; commit++ {
+		data = append(data, transcriptLines(commit*100, 100, 1500)...) // ~150 KB a commit, 3 MB at the end
+		naive += len(data)
+		oids, err := whole.Repo.HashBlobs(ctx, [][]byte{data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !seen[oids[0]] {
+			seen[oids[0]] = true
+			wholeBytes += len(data)
+		}
+		st, err := chunked.storeTranscript(ctx, data, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range st.files {
+			if !seen[f.OID] {
+				seen[f.OID] = true
+				b, _, _ := chunked.Repo.ReadBlob(ctx, string(f.OID))
+				chunkBytes += len(b)
+			}
+		}
+		cache = st.cache
+	}
+	loose := func(en *Engine) int64 { return gitDirSize(t, en.Repo.GitDir+"/objects") }
+	packed := func(en *Engine) int {
+		list, err := en.Repo.Run(ctx, nil, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pack, err := en.Repo.Run(ctx, list, "pack-objects", "-q", "--stdout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(pack)
+	}
+	wl, cl := loose(whole), loose(chunked)
+	wp, cp := packed(whole), packed(chunked)
+	t.Logf("20 commits, final transcript %d bytes: distinct blob bytes whole=%d chunked=%d (%.1fx less); loose objects whole=%d chunked=%d (%.1fx); packed with deltas whole=%d chunked=%d",
+		len(data), wholeBytes, chunkBytes, float64(wholeBytes)/float64(chunkBytes), wl, cl, float64(wl)/float64(cl), wp, cp)
+	if chunkBytes*3 > wholeBytes {
+		t.Fatalf("chunked storage %d is not well below whole storage %d", chunkBytes, wholeBytes)
+	}
+}
+
+func gitDirSize(t *testing.T, dir string) int64 {
+	var n int64
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			n += gitDirSize(t, dir+"/"+e.Name())
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
