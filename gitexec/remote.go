@@ -1,0 +1,115 @@
+package gitexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrPushRejected reports that the remote refused a ref update because it is
+// not a fast-forward: the remote branch has commits the pushed one lacks
+// (another clone pushed first). Fetch, integrate and push again. It is
+// wrapped; test with errors.Is.
+var ErrPushRejected = errors.New("push rejected: not a fast-forward")
+
+// ErrRemoteRefMissing reports that a fetched ref does not exist on the
+// remote. It is wrapped; test with errors.Is.
+var ErrRemoteRefMissing = errors.New("remote ref not found")
+
+// Push runs "git push --porcelain --no-verify remote refspecs..." with no
+// stdin and at most timeout. It never runs the pre-push hook: entire pushes
+// from inside that hook. When the remote refuses any ref as a non-fast-forward
+// the error wraps ErrPushRejected; other refusals (a remote hook declining,
+// a protected branch) and transport failures are plain *Error values.
+func (r *Repo) Push(ctx context.Context, remote string, refspecs []string, timeout time.Duration) error {
+	if err := checkRemoteArgs(remote, refspecs); err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	args := append([]string{"push", "--porcelain", "--no-verify", remote}, refspecs...)
+	out, err := r.git(ctx, call{}, args...)
+	// git prints one "<flag>\t<from>:<to>\t<summary>" line per ref on stdout;
+	// flag "!" is a refusal, and "[rejected]" (as opposed to "[remote
+	// rejected]") is git's own non-fast-forward check.
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) == 3 && f[0] == "!" && strings.HasPrefix(f[2], "[rejected]") {
+			if err == nil {
+				err = newError(ctx, args, "", errors.New(f[2]))
+			}
+			return fmt.Errorf("push %s %s: %w: %w", remote, f[1], ErrPushRejected, err)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("push %s: %w", remote, err)
+	}
+	return nil
+}
+
+// Fetch runs "git fetch --quiet --no-tags remote refspecs..." with no stdin
+// and at most timeout. When the remote lacks a ref a refspec names, the error
+// wraps ErrRemoteRefMissing.
+func (r *Repo) Fetch(ctx context.Context, remote string, refspecs []string, timeout time.Duration) error {
+	if err := checkRemoteArgs(remote, refspecs); err != nil {
+		return fmt.Errorf("fetch: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	args := append([]string{"fetch", "--quiet", "--no-tags", remote}, refspecs...)
+	if _, err := r.git(ctx, call{}, args...); err != nil {
+		if stderrHas(err, "couldn't find remote ref") {
+			return fmt.Errorf("fetch %s: %w: %w", remote, ErrRemoteRefMissing, err)
+		}
+		return fmt.Errorf("fetch %s: %w", remote, err)
+	}
+	return nil
+}
+
+// checkRemoteArgs rejects a remote or refspec git would read as an option.
+func checkRemoteArgs(remote string, refspecs []string) error {
+	if remote == "" || strings.HasPrefix(remote, "-") {
+		return fmt.Errorf("invalid remote %q", remote)
+	}
+	if len(refspecs) == 0 {
+		return errors.New("no refspec")
+	}
+	for _, s := range refspecs {
+		if s == "" || strings.HasPrefix(s, "-") {
+			return fmt.Errorf("invalid refspec %q", s)
+		}
+	}
+	return nil
+}
+
+// IsAncestor reports whether commit a is an ancestor of (or equal to) commit
+// b ("git merge-base --is-ancestor", whose exit code 1 means no): whether
+// moving a ref from a to b is a fast-forward.
+func (r *Repo) IsAncestor(ctx context.Context, a, b OID) (bool, error) {
+	for _, o := range []OID{a, b} {
+		if _, err := r.parseOIDLen(string(o)); err != nil {
+			return false, fmt.Errorf("is-ancestor: %w", err)
+		}
+	}
+	_, err := r.git(ctx, call{}, "merge-base", "--is-ancestor", string(a), string(b))
+	switch {
+	case err == nil:
+		return true, nil
+	case exitCode(err) == 1:
+		return false, nil
+	}
+	return false, fmt.Errorf("is-ancestor %s %s: %w", a.Short(7), b.Short(7), err)
+}
+
+// RemoteConfigured reports whether remote is the name of a configured remote
+// (it has remote.<name>.url), as opposed to a URL or path given on the
+// command line, which has no remote-tracking refs.
+func (r *Repo) RemoteConfigured(ctx context.Context, remote string) (bool, error) {
+	if remote == "" || strings.ContainsAny(remote, "\x00\n") {
+		return false, nil
+	}
+	_, ok, err := r.ConfigGet(ctx, "remote."+remote+".url")
+	return ok, err
+}
