@@ -17,6 +17,7 @@ type cli struct {
 	Disable disableCmd `cmd:"" help:"Turn recording off, or remove everything with --uninstall."`
 	Status  statusCmd  `cmd:"" help:"Show whether recording is on and list the sessions."`
 	Replay  replayCmd  `cmd:"" help:"Replay a session's journal event by event (debugging)."`
+	Explain explainCmd `cmd:"" help:"Show the checkpoints of this branch, or what happened in one checkpoint."`
 	Version versionCmd `cmd:"" help:"Print the version."`
 	Hooks   hooksCmd   `cmd:"" hidden:"" help:"Entry points called by agents and git."`
 }

@@ -1,0 +1,397 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirerec/entire/gitexec"
+	"github.com/google/go-cmp/cmp"
+)
+
+// rdRepo is a hermetic empty repository for reader tests.
+func rdRepo(t *testing.T) *gitexec.Repo {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
+	for _, who := range []string{"AUTHOR", "COMMITTER"} {
+		t.Setenv("GIT_"+who+"_NAME", "Test User")
+		t.Setenv("GIT_"+who+"_EMAIL", "user@example.com")
+		t.Setenv("GIT_"+who+"_DATE", "2026-01-02T03:04:05Z")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", "-b", "main", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	repo, err := gitexec.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	return repo
+}
+
+// rdCommit commits files (path -> content) on top of parent and points ref at the commit.
+func rdCommit(t *testing.T, repo *gitexec.Repo, ref string, parent gitexec.OID, msg string, files map[string]string) gitexec.OID {
+	t.Helper()
+	ctx := context.Background()
+	var paths []string
+	var contents [][]byte
+	for p, c := range files {
+		paths = append(paths, p)
+		contents = append(contents, []byte(c))
+	}
+	oids, err := repo.HashBlobs(ctx, contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes []gitexec.TreeChange
+	for i, p := range paths {
+		changes = append(changes, gitexec.TreeChange{Path: p, Mode: "100644", OID: oids[i]})
+	}
+	tree, err := repo.BuildTree(ctx, parent, changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parents []gitexec.OID
+	if parent != "" {
+		parents = []gitexec.OID{parent}
+	}
+	commit, err := repo.CommitTree(ctx, tree, parents, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: gitexec.RefName(ref), New: commit, Old: parent}}); err != nil {
+		t.Fatal(err)
+	}
+	return commit
+}
+
+func rdReader(t *testing.T, repo *gitexec.Repo) *Reader {
+	t.Helper()
+	r, err := NewReader(context.Background(), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+const rdLine1 = `{"type":"user","message":{"content":"first prompt"}}`
+const rdLine2 = `{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"hi"}]}}`
+const rdLine3 = `{"type":"user","message":{"content":"second prompt"}}`
+const rdLine4 = `{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"done"}]}}`
+
+func rdSlotFiles(id, slot, session string) map[string]string {
+	dir := CheckpointPath(id) + "/" + slot
+	return map[string]string{
+		dir + "/metadata.json": `{"checkpoint_id":"` + id + `","session_id":"` + session + `","strategy":"manual-commit","created_at":"2026-02-16T01:00:50Z","checkpoints_count":1,"files_touched":["a.go"],"agent":"Claude Code","checkpoint_transcript_start":2,"transcript_lines_at_start":2}` + "\n",
+	}
+}
+
+func rdRoot(id string, slots int) string {
+	var sessions []string
+	for i := range slots {
+		d := "/" + CheckpointPath(id) + "/" + string(rune('0'+i))
+		sessions = append(sessions, `{"metadata":"`+d+`/metadata.json","transcript":"`+d+`/full.jsonl","context":"","content_hash":"`+d+`/content_hash.txt","prompt":""}`)
+	}
+	return `{"checkpoint_id":"` + id + `","strategy":"manual-commit","checkpoints_count":1,"files_touched":["a.go"],"sessions":[` + strings.Join(sessions, ",") + `]}` + "\n"
+}
+
+func TestReadChunkedTranscript(t *testing.T) {
+	whole := rdLine1 + "\n" + rdLine2 + "\n" + rdLine3 + "\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string // slot-relative
+	}{
+		{"single file", map[string]string{"full.jsonl": whole}},
+		// The reference drops the final "\n" of every chunk; the last one keeps the
+		// transcript's own trailing newline (spec §3.4).
+		{"three chunks", map[string]string{"full.jsonl": rdLine1, "full.jsonl.001": rdLine2, "full.jsonl.002": rdLine3 + "\n"}},
+		// Chunks are ordered by number, not by name; a non-numeric suffix is not a chunk.
+		{"numeric order", map[string]string{"full.jsonl": rdLine1, "full.jsonl.9": rdLine2, "full.jsonl.10": rdLine3 + "\n", "full.jsonl.bak": "junk"}},
+		{"legacy full.log", map[string]string{"full.log": whole}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := rdRepo(t)
+			id := "ed51f6581660"
+			files := rdSlotFiles(id, "0", "s1")
+			files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
+			files[CheckpointPath(id)+"/0/prompt.txt"] = "first prompt\n\n---\n\nsecond prompt"
+			for name, data := range tc.files {
+				files[CheckpointPath(id)+"/0/"+name] = data
+			}
+			rdCommit(t, repo, "refs/heads/"+MetadataBranch, "", "Checkpoint: "+id, files)
+			cp, err := rdReader(t, repo).ReadCheckpoint(context.Background(), "ed5")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cp.Slots) != 1 {
+				t.Fatalf("slots = %d, want 1", len(cp.Slots))
+			}
+			s := cp.Slots[0]
+			if diff := cmp.Diff(whole, string(s.Transcript)); diff != "" {
+				t.Errorf("transcript (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"first prompt", "second prompt"}, s.Prompts); diff != "" {
+				t.Errorf("prompts (-want +got):\n%s", diff)
+			}
+			if got, want := string(s.ScopedTranscript()), rdLine3+"\n"; got != want {
+				t.Errorf("scoped transcript = %q, want %q", got, want)
+			}
+			if diff := cmp.Diff([]string{"second prompt"}, s.ScopedPrompts()); diff != "" {
+				t.Errorf("scoped prompts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReadGeminiChunksMerge(t *testing.T) {
+	got, err := joinChunks("Gemini CLI", [][]byte{[]byte(`{"messages":[{"id":"1"}]}`), []byte(`{"messages":[{"id":"2"},{"id":"3"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"messages":[{"id":"1"},{"id":"2"},{"id":"3"}]}`; string(got) != want {
+		t.Errorf("gemini reassembly = %s, want %s", got, want)
+	}
+}
+
+func TestReadLegacyRoot(t *testing.T) {
+	repo := rdRepo(t)
+	id := "1a2b3c4d5e6f"
+	cp := CheckpointPath(id)
+	rdCommit(t, repo, "refs/heads/"+MetadataBranch, "", "Checkpoint: "+id, map[string]string{
+		cp + "/metadata.json": `{"checkpoint_id":"1a2b3c4d5e6f","session_id":"latest","created_at":"2025-12-01T10:00:00Z",` +
+			`"checkpoints_count":2,"files_touched":["f.go"],"agent":"Claude Code","is_task":false,"tool_use_id":"",` +
+			`"session_count":2,"session_ids":["older","latest"]}`,
+		cp + "/full.jsonl":      rdLine1 + "\n",
+		cp + "/prompt.txt":      "first prompt",
+		cp + "/1/metadata.json": `{"checkpoint_id":"1a2b3c4d5e6f","session_id":"older","created_at":"2025-11-30T10:00:00Z"}`,
+		cp + "/1/full.jsonl":    rdLine3 + "\n",
+	})
+	c, err := rdReader(t, repo).ReadCheckpoint(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Legacy {
+		t.Error("Legacy = false, want true")
+	}
+	var sessions, transcripts []string
+	for _, s := range c.Slots {
+		sessions = append(sessions, s.Meta.SessionID)
+		transcripts = append(transcripts, string(s.Transcript))
+	}
+	if diff := cmp.Diff([]string{"older", "latest"}, sessions); diff != "" {
+		t.Errorf("sessions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{rdLine3 + "\n", rdLine1 + "\n"}, transcripts); diff != "" {
+		t.Errorf("transcripts (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"f.go"}, c.Summary.FilesTouched); diff != "" {
+		t.Errorf("summary files (-want +got):\n%s", diff)
+	}
+	if c.Summary.CheckpointsCount != 2 {
+		t.Errorf("summary checkpoints_count = %d, want 2", c.Summary.CheckpointsCount)
+	}
+}
+
+func TestReadResolvePrefix(t *testing.T) {
+	repo := rdRepo(t)
+	files := map[string]string{}
+	for _, id := range []string{"ab0000000001", "ab0000000002", "cd0000000001"} {
+		files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
+		for k, v := range rdSlotFiles(id, "0", "s-"+id) {
+			files[k] = v
+		}
+	}
+	files["ab/not-an-id/metadata.json"] = "{}"    // not 10 hex: not a checkpoint
+	files["cd/0000000002/full.jsonl"] = "ignored" // no metadata.json: not a checkpoint
+	rdCommit(t, repo, "refs/heads/"+MetadataBranch, "", "Checkpoints", files)
+	r := rdReader(t, repo)
+	ctx := context.Background()
+
+	ids, err := r.ListCommitted(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ab0000000001", "ab0000000002", "cd0000000001"}, ids); diff != "" {
+		t.Errorf("ListCommitted (-want +got):\n%s", diff)
+	}
+	for prefix, want := range map[string]string{"cd": "cd0000000001", "AB0000000002": "ab0000000002", "ab0000000001": "ab0000000001"} {
+		if got, err := r.Resolve(ctx, prefix); err != nil || got != want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", prefix, got, err, want)
+		}
+	}
+	for _, prefix := range []string{"ef", "", "cd0000000002", "zz"} {
+		if _, err := r.Resolve(ctx, prefix); !errors.Is(err, ErrCheckpointNotFound) {
+			t.Errorf("Resolve(%q) error = %v, want ErrCheckpointNotFound", prefix, err)
+		}
+	}
+	_, err = r.ReadCheckpoint(ctx, "ab")
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) {
+		t.Fatalf("ReadCheckpoint(ab) error = %v, want *AmbiguousError", err)
+	}
+	if diff := cmp.Diff([]string{"ab0000000001", "ab0000000002"}, amb.Candidates); diff != "" {
+		t.Errorf("candidates (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(err.Error(), "ab0000000001, ab0000000002") {
+		t.Errorf("error %q does not list the candidates", err)
+	}
+}
+
+func TestReadWithoutMetadataBranch(t *testing.T) {
+	repo := rdRepo(t)
+	r := rdReader(t, repo)
+	ids, err := r.ListCommitted(context.Background())
+	if err != nil || len(ids) != 0 {
+		t.Errorf("ListCommitted = %v, %v; want none", ids, err)
+	}
+	if _, err := r.ReadCheckpoint(context.Background(), "ab"); !errors.Is(err, ErrCheckpointNotFound) {
+		t.Errorf("ReadCheckpoint error = %v, want ErrCheckpointNotFound", err)
+	}
+}
+
+func TestReadLinkedCommits(t *testing.T) {
+	repo := rdRepo(t)
+	ref := "refs/heads/main"
+	c1 := rdCommit(t, repo, ref, "", "Add a\n\nEntire-Checkpoint: aaaaaaaaaaaa\n", map[string]string{"a": "a"})
+	c2 := rdCommit(t, repo, ref, c1, "No trailer\n", map[string]string{"b": "b"})
+	c3 := rdCommit(t, repo, ref, c2, "Add c\n\nEntire-Checkpoint:bbbbbbbbbbbb\n", map[string]string{"c": "c"})
+	c4 := rdCommit(t, repo, ref, c3, "Bad trailer\n\nEntire-Checkpoint: BBBBBBBBBBBB\n", map[string]string{"d": "d"})
+	_ = c4
+	ctx := context.Background()
+	all, err := LinkedCommits(ctx, repo, "HEAD", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range all {
+		got = append(got, c.CheckpointID+" "+c.Subject+" "+c.SHA.Short(12)+" "+c.Author)
+	}
+	want := []string{
+		"bbbbbbbbbbbb Add c " + c3.Short(12) + " Test User <user@example.com>",
+		"aaaaaaaaaaaa Add a " + c1.Short(12) + " Test User <user@example.com>",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("LinkedCommits (-want +got):\n%s", diff)
+	}
+	one, err := LinkedCommits(ctx, repo, "HEAD", "aaaaaaaaaaaa", 0)
+	if err != nil || len(one) != 1 || one[0].SHA != c1 {
+		t.Errorf("LinkedCommits(aaaa…) = %v, %v; want only %s", one, err, c1)
+	}
+	if limited, _ := LinkedCommits(ctx, repo, "HEAD", "", 1); len(limited) != 1 || limited[0].SHA != c3 {
+		t.Errorf("LinkedCommits limit 1 = %v, want only %s", limited, c3)
+	}
+}
+
+func TestReadTemporary(t *testing.T) {
+	repo := rdRepo(t)
+	base := rdCommit(t, repo, "refs/heads/main", "", "init\n", map[string]string{"README": "hi\n"})
+	branch := ShadowBranch(string(base), "")
+	ref := "refs/heads/" + branch
+	meta := ".entire/metadata/sess-t"
+	// The first turn on this branch is the session's second: its first turn was condensed.
+	first := rdCommit(t, repo, ref, "", "Add a\n\nEntire-Metadata: "+meta+"\nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
+		map[string]string{"README": "hi\n", "a.go": "a\n", meta + "/full.jsonl": rdLine1 + "\n" + rdLine2 + "\n" + rdLine3 + "\n", meta + "/prompt.txt": "second prompt"})
+	second := rdCommit(t, repo, ref, first, "Add b\n\nEntire-Metadata: "+meta+"\nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
+		map[string]string{"b.go": "b\n", meta + "/full.jsonl": rdLine1 + "\n" + rdLine2 + "\n" + rdLine3 + "\n" + rdLine4 + "\n", meta + "/prompt.txt": "second prompt"})
+	// A carry-forward commit: empty Entire-Metadata, read line by line (spec §2.3).
+	carry := rdCommit(t, repo, ref, second, "carry forward: uncommitted session files\n\nEntire-Metadata: \nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
+		map[string]string{"c.go": "c\n"})
+	ctx := context.Background()
+	tcs, err := ListTemporary(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tc := range tcs {
+		got = append(got, tc.Commit.Short(7)+" "+tc.SessionID+" "+tc.MetadataDir+" "+tc.Subject)
+	}
+	want := []string{
+		carry.Short(7) + " sess-t " + meta + " carry forward: uncommitted session files",
+		second.Short(7) + " sess-t " + meta + " Add b",
+		first.Short(7) + " sess-t " + meta + " Add a",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ListTemporary (-want +got):\n%s", diff)
+	}
+	tc, err := FindTemporary(ctx, repo, second.Short(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := ReadTemporary(ctx, repo, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cp.Slots[0]
+	if !cp.Temporary || cp.ID != string(second) {
+		t.Errorf("checkpoint = %s temporary=%v, want %s temporary", cp.ID, cp.Temporary, second)
+	}
+	if s.TranscriptStart() != 3 || string(s.ScopedTranscript()) != rdLine4+"\n" {
+		t.Errorf("scope starts at %d: %q, want line 3: the parent's transcript ended there", s.TranscriptStart(), s.ScopedTranscript())
+	}
+	if diff := cmp.Diff([]string{"b.go"}, s.Meta.FilesTouched); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	// The branch's first commit is scoped from its turn's first prompt (prompt.txt).
+	tc, err = FindTemporary(ctx, repo, string(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp, err = ReadTemporary(ctx, repo, tc); err != nil {
+		t.Fatal(err)
+	}
+	if got := cp.Slots[0].TranscriptStart(); got != 2 {
+		t.Errorf("first commit scope starts at %d, want 2 (the line of prompt.txt's first prompt)", got)
+	}
+	if diff := cmp.Diff([]string{"a.go"}, cp.Slots[0].Meta.FilesTouched); diff != "" {
+		t.Errorf("first commit files (-want +got):\n%s", diff)
+	}
+	if _, err := FindTemporary(ctx, repo, "ffffffff"); !errors.Is(err, ErrCheckpointNotFound) {
+		t.Errorf("FindTemporary(unknown) error = %v, want ErrCheckpointNotFound", err)
+	}
+}
+
+func TestReadTranscriptEntries(t *testing.T) {
+	data := strings.Join([]string{
+		`{"type":"user","message":{"content":"<system-reminder>x</system-reminder>Do it"}}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"Sure."},{"type":"tool_use","name":"Bash","input":{"command":"ls","description":"list files"}}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":{"file_path":"/r/a.go","content":"x"}}]}}`,
+		`not json`,
+		`{"type":"user","message":{"content":[{"type":"text","text":"part one"},{"type":"text","text":"part two"}]}}`,
+	}, "\n")
+	want := []TranscriptEntry{
+		{Kind: "user", Text: "Do it"},
+		{Kind: "assistant", Text: "Sure."},
+		{Kind: "tool", Tool: "Bash", Text: "list files"},
+		{Kind: "tool", Tool: "Write", Text: "/r/a.go"},
+		{Kind: "user", Text: "part one\n\npart two"},
+	}
+	if diff := cmp.Diff(want, TranscriptEntries([]byte(data))); diff != "" {
+		t.Errorf("TranscriptEntries (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadSkipLines(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a\nb\nc\n", 0, "a\nb\nc\n"},
+		{"a\nb\nc\n", 2, "c\n"},
+		{"a\nb\nc", 2, "c"},
+		{"a\nb\n", 2, ""},
+		{"a\nb\n", 5, ""},
+	} {
+		if got := string(SkipLines([]byte(tc.in), tc.n)); got != tc.want {
+			t.Errorf("SkipLines(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
