@@ -52,11 +52,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	e := &env{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr, cwd: cwd}
 	var c cli
+	exited := -1 // kong asks to exit after --help; we return instead of running the command
 	parser, err := kong.New(&c,
 		kong.Name("entire"),
 		kong.Description("Record AI coding-agent sessions into git, link them to commits, and explain them later."),
 		kong.Writers(stdout, stderr),
-		kong.Exit(func(int) {}),
+		kong.Exit(func(code int) { exited = code }),
 		kong.Bind(e),
 	)
 	if err != nil {
@@ -73,8 +74,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: Invalid usage: %v\n", err)
 		return 1
 	}
+	if exited >= 0 {
+		return exited
+	}
 	if kctx.Command() == "" || len(args) == 0 {
-		return 0 // --help was printed
+		return 0
 	}
 	if err := kctx.Run(); err != nil {
 		var ee *exitError
