@@ -10,7 +10,7 @@ import (
 
 // benchTranscript builds about size bytes of Claude-style JSONL: prompts, assistant text
 // with thinking signatures, Bash tool calls, tool results with source files and command
-// output, an occasional screenshot, and a secret in roughly one line out of fifty.
+// output, an occasional screenshot, and a secret in about one line in twelve.
 func benchTranscript(size int) []byte {
 	code := strings.Repeat("func (e *Engine) condense(ctx context.Context, st *SessionState) error {\n"+
 		"\ttree, err := e.git.WriteTree(ctx, st.ShadowIndex)\n\tif err != nil {\n"+
