@@ -89,6 +89,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	if err != nil {
 		return err
 	}
+	in.Attribution = en.promptAttribution(ctx, s, in.DirtyFiles)
 	if in.TurnID == "" {
 		if in.TurnID, err = NewCheckpointID(); err != nil {
 			return err

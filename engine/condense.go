@@ -115,6 +115,11 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 		u := fresh.Usage
 		w.meta.TokenUsage = &u
 	}
+	changed := make([]gitexec.DiffEntry, 0, len(c.Files))
+	for _, p := range c.Files {
+		changed = append(changed, gitexec.DiffEntry{Path: p})
+	}
+	w.meta.InitialAttribution = en.initialAttribution(ctx, s, c.Commit, changed)
 	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageOffset)
 	msg := "Checkpoint: " + c.CheckpointID + "\n\nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + StrategyManualCommit + "\nEntire-Agent: " + w.meta.Agent +

@@ -160,6 +160,11 @@ func Evolve(in State, e events.Event) State {
 			s.TranscriptPath = d.Transcript.Path
 		}
 		s.ShouldResetShadowBranch = d.ResetShadow
+		if d.Attribution != nil {
+			a := *d.Attribution
+			a.CheckpointNumber = s.CheckpointCount + 1
+			s.PendingPromptAttribution = &a
+		}
 		s.Recorder.TurnStart = d.Transcript
 		s.Recorder.TurnPrompt = d.Prompt
 		s.Recorder.DirtyAtTurnStart = cloneStrings(d.DirtyFiles)
@@ -204,6 +209,10 @@ func Evolve(in State, e events.Event) State {
 		// A reset starts a new commit chain on the shadow branch; the session's own files keep
 		// accumulating across prompts (seed scenarios 5 and 6).
 		s.CheckpointCount++
+		if s.PendingPromptAttribution != nil {
+			s.PromptAttributions = append(s.PromptAttributions, *s.PendingPromptAttribution)
+			s.PendingPromptAttribution = nil
+		}
 		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
 		s.BaseCommit = d.BaseCommit
 		s.ShouldResetShadowBranch = false

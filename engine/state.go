@@ -31,14 +31,7 @@ func (p Phase) Normalize() Phase {
 }
 
 // PromptAttribution is the per-prompt line accounting of spec §5.2.
-type PromptAttribution struct {
-	CheckpointNumber  int            `json:"checkpoint_number"`
-	UserLinesAdded    int            `json:"user_lines_added"`
-	UserLinesRemoved  int            `json:"user_lines_removed"`
-	AgentLinesAdded   int            `json:"agent_lines_added"`
-	AgentLinesRemoved int            `json:"agent_lines_removed"`
-	UserAddedPerFile  map[string]int `json:"user_added_per_file,omitempty"`
-}
+type PromptAttribution = events.PromptAttribution
 
 // Recorder holds this tool's own bookkeeping inside the session-state file. The reference tool
 // ignores the key; losing it only costs a full journal replay.

@@ -43,6 +43,8 @@ type TurnStarted struct {
 	// ResetShadow is the overlap decision made at prompt start: the shadow branch's files do not
 	// overlap the dirty worktree, so the next checkpoint starts the branch afresh.
 	ResetShadow bool `json:"reset_shadow,omitempty"`
+	// Attribution is the user's and agent's line counts measured before the agent acts.
+	Attribution *PromptAttribution `json:"attribution,omitempty"`
 }
 
 // EventType implements Payload.
@@ -234,3 +236,14 @@ type TaskCheckpointWritten struct {
 
 // EventType implements Payload.
 func (TaskCheckpointWritten) EventType() Type { return TypeTaskCheckpointWritten }
+
+// PromptAttribution is the per-prompt line accounting of spec §5.2: the user's edits since the
+// last checkpoint, measured when a prompt is submitted, and the agent's work so far.
+type PromptAttribution struct {
+	CheckpointNumber  int            `json:"checkpoint_number"`
+	UserLinesAdded    int            `json:"user_lines_added"`
+	UserLinesRemoved  int            `json:"user_lines_removed"`
+	AgentLinesAdded   int            `json:"agent_lines_added"`
+	AgentLinesRemoved int            `json:"agent_lines_removed"`
+	UserAddedPerFile  map[string]int `json:"user_added_per_file,omitempty"`
+}

@@ -18,6 +18,7 @@ import (
 //	agent <session> prompt <text...>    user line + user-prompt-submit hook
 //	agent <session> write <path> <text...>   write the file (text + newline) via a Write tool call
 //	agent <session> append <path> <text...>  append a line to the file via an Edit tool call
+//	agent <session> edited <path>       an Edit tool call on a file the script already changed
 //	agent <session> bash <command...>   a Bash tool call (the script performs the command itself)
 //	agent <session> say <text...>       an assistant text line
 //	agent <session> stop                Stop hook (last_assistant_message = the last say)
@@ -56,6 +57,11 @@ func cmdAgent(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
 		ts.Check(os.WriteFile(path, []byte(content), 0o644))
 		toolUse(ts, transcript, tool, map[string]any{"file_path": path, "content": content})
+	case "edited":
+		if len(rest) != 1 {
+			ts.Fatalf("usage: agent <session> edited <path>")
+		}
+		toolUse(ts, transcript, "Edit", map[string]any{"file_path": ts.MkAbs(rest[0])})
 	case "bash":
 		toolUse(ts, transcript, "Bash", map[string]any{"command": text, "description": "run " + text})
 	case "say":

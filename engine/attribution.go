@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// lineDiff counts the lines added and removed between two texts, as a line-mode diff would
+// (spec §12.2): the lines outside a longest common subsequence. Binary content counts as empty.
+func lineDiff(old, new []byte) (added, removed int) {
+	a, b := splitLines(old), splitLines(new)
+	common := lcsLength(a, b)
+	return len(b) - common, len(a) - common
+}
+
+// splitLines splits text into lines; a text's line count is its newlines plus one when it does
+// not end in a newline. Binary text (with a NUL) has no lines.
+func splitLines(text []byte) []string {
+	if len(text) == 0 || bytes.IndexByte(text, 0) >= 0 {
+		return nil
+	}
+	lines := bytes.SplitAfter(text, []byte{'\n'})
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = string(bytes.TrimSuffix(l, []byte{'\n'}))
+	}
+	return out
+}
+
+// lcsLength is the length of a longest common subsequence, by Myers' O((N+M)D) algorithm
+// after trimming the common prefix and suffix.
+func lcsLength(a, b []string) int {
+	common := 0
+	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
+		a, b, common = a[1:], b[1:], common+1
+	}
+	for len(a) > 0 && len(b) > 0 && a[len(a)-1] == b[len(b)-1] {
+		a, b, common = a[:len(a)-1], b[:len(b)-1], common+1
+	}
+	n, m := len(a), len(b)
+	if n == 0 || m == 0 {
+		return common
+	}
+	max := n + m
+	v := make([]int, 2*max+2)
+	for d := 0; d <= max; d++ {
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || (k != d && v[max+k-1] < v[max+k+1]) {
+				x = v[max+k+1]
+			} else {
+				x = v[max+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x, y = x+1, y+1
+			}
+			v[max+k] = x
+			if x >= n && y >= m {
+				return common + (n+m-d)/2
+			}
+		}
+	}
+	return common
+}
+
+// blobAt reads a file from a tree-ish, empty when missing.
+func (en *Engine) blobAt(ctx context.Context, rev, path string) []byte {
+	if rev == "" {
+		return nil
+	}
+	data, ok, err := en.Repo.ReadBlob(ctx, rev+":"+path)
+	if err != nil || !ok {
+		return nil
+	}
+	return data
+}
+
+// promptAttribution measures, at prompt submit, the user's edits since the last checkpoint
+// (last shadow tip, or base) and the agent's work so far (base to shadow tip), over the dirty
+// files (spec §12.2).
+func (en *Engine) promptAttribution(ctx context.Context, s State, dirty []string) *events.PromptAttribution {
+	if !s.Exists() || len(dirty) == 0 {
+		return nil
+	}
+	base, shadow := s.AttributionBaseCommit, s.Recorder.LastShadowCommit
+	ref := shadow
+	if ref == "" {
+		ref = base
+	}
+	a := &events.PromptAttribution{}
+	for _, p := range dirty {
+		disk, err := os.ReadFile(filepath.Join(en.Repo.TopLevel, filepath.FromSlash(p)))
+		if err != nil {
+			disk = nil
+		}
+		added, removed := lineDiff(en.blobAt(ctx, ref, p), disk)
+		a.UserLinesAdded += added
+		a.UserLinesRemoved += removed
+		if added > 0 {
+			if a.UserAddedPerFile == nil {
+				a.UserAddedPerFile = map[string]int{}
+			}
+			a.UserAddedPerFile[p] += added
+		}
+		if shadow != "" {
+			ag, ar := lineDiff(en.blobAt(ctx, base, p), en.blobAt(ctx, shadow, p))
+			a.AgentLinesAdded += ag
+			a.AgentLinesRemoved += ar
+		}
+	}
+	return a
+}
+
+// InitialAttribution is the committed slot's initial_attribution (spec §12.2).
+type InitialAttribution struct {
+	CalculatedAt    time.Time `json:"calculated_at"`
+	AgentLines      int       `json:"agent_lines"`
+	HumanAdded      int       `json:"human_added"`
+	HumanModified   int       `json:"human_modified"`
+	HumanRemoved    int       `json:"human_removed"`
+	TotalCommitted  int       `json:"total_committed"`
+	AgentPercentage float64   `json:"agent_percentage"`
+}
+
+// initialAttribution splits a condensed commit's lines between agent and human (spec §12.2),
+// from the attribution base, the shadow tip and the new HEAD over the session's files.
+func (en *Engine) initialAttribution(ctx context.Context, s State, head string, changed []gitexec.DiffEntry) json.RawMessage {
+	shadow := s.Recorder.LastShadowCommit
+	if len(s.FilesTouched) == 0 || shadow == "" {
+		return nil
+	}
+	base := s.AttributionBaseCommit
+	touched := map[string]bool{}
+	work, postAdded, postRemoved := 0, 0, 0
+	postRemovedPer := map[string]int{}
+	for _, p := range s.FilesTouched {
+		touched[p] = true
+		b, sh, h := en.blobAt(ctx, base, p), en.blobAt(ctx, shadow, p), en.blobAt(ctx, head, p)
+		added, _ := lineDiff(b, sh)
+		work += added
+		pa, pr := lineDiff(sh, h)
+		postAdded += pa
+		postRemoved += pr
+		postRemovedPer[p] = pr
+	}
+	nonAgent := 0
+	for _, c := range changed {
+		if !touched[c.Path] && !isInfrastructure(c.Path) {
+			added, _ := lineDiff(en.blobAt(ctx, base, c.Path), en.blobAt(ctx, head, c.Path))
+			nonAgent += added
+		}
+	}
+	promptAdded, promptRemoved, toAgentFiles, toOther := 0, 0, 0, 0
+	perFile := map[string]int{}
+	for _, pa := range append(append([]PromptAttribution(nil), s.PromptAttributions...), pendingOf(s)...) {
+		promptAdded += pa.UserLinesAdded
+		promptRemoved += pa.UserLinesRemoved
+		for f, n := range pa.UserAddedPerFile {
+			perFile[f] += n
+			if touched[f] {
+				toAgentFiles += n
+			} else {
+				toOther += n
+			}
+		}
+	}
+	agentAdded := max(0, work-toAgentFiles)
+	userAdded := promptAdded + postAdded + max(0, nonAgent-toOther)
+	userRemoved := promptRemoved + postRemoved
+	humanModified := min(userAdded, userRemoved)
+	selfModified := 0
+	for f, pr := range postRemovedPer {
+		selfModified += min(pr, perFile[f])
+	}
+	modifiedAgent := max(0, humanModified-selfModified)
+	a := InitialAttribution{
+		CalculatedAt:  en.Now().UTC(),
+		HumanModified: humanModified,
+		HumanAdded:    userAdded - humanModified,
+		HumanRemoved:  userRemoved - humanModified,
+	}
+	a.TotalCommitted = agentAdded + a.HumanAdded - a.HumanRemoved
+	if a.TotalCommitted <= 0 {
+		a.TotalCommitted = max(0, agentAdded)
+	}
+	a.AgentLines = max(0, agentAdded-a.HumanRemoved-modifiedAgent)
+	if a.TotalCommitted > 0 {
+		a.AgentPercentage = float64(a.AgentLines) / float64(a.TotalCommitted) * 100
+	}
+	data, err := json.Marshal(a)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+func pendingOf(s State) []PromptAttribution {
+	if s.PendingPromptAttribution == nil {
+		return nil
+	}
+	return []PromptAttribution{*s.PendingPromptAttribution}
+}
