@@ -125,6 +125,9 @@ func appendFinalize(out []Effect, s State) []Effect {
 func Evolve(in State, e events.Event) State {
 	s := in.clone()
 	s.Recorder.JournalSeq = e.Seq
+	if s.Exists() {
+		s.Phase = s.Phase.Normalize()
+	}
 	t := e.Time
 	switch d := e.Data.(type) {
 	case events.SessionStarted:
@@ -171,6 +174,7 @@ func Evolve(in State, e events.Event) State {
 	case events.TurnEnded:
 		if !s.Exists() {
 			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: d.Agent, Worktree: d.Worktree}, e)
+			s.LastInteractionTime = &t
 		}
 		if s.Phase.Normalize() == PhaseActive {
 			s.Phase = PhaseIdle
@@ -247,7 +251,7 @@ func Evolve(in State, e events.Event) State {
 		s.Recorder.LastShadowCommit = ""
 		s.Recorder.UsageOffset = d.Transcript.Offset
 		if len(d.Chunks) > 0 {
-			s.Recorder.Chunks, s.Recorder.ChunksPath = d.Chunks, d.Transcript.Path
+			s.Recorder.Chunks, s.Recorder.ChunksPath = append([]events.ChunkRef(nil), d.Chunks...), d.Transcript.Path
 		}
 		if d.Provisional && !contains(s.TurnCheckpointIDs, d.CheckpointID) {
 			s.TurnCheckpointIDs = append(s.TurnCheckpointIDs, d.CheckpointID)
@@ -272,7 +276,7 @@ func Evolve(in State, e events.Event) State {
 			s.Recorder.CondensedOffset = d.Transcript.Offset
 		}
 		if len(d.Chunks) > 0 {
-			s.Recorder.Chunks, s.Recorder.ChunksPath = d.Chunks, d.Transcript.Path
+			s.Recorder.Chunks, s.Recorder.ChunksPath = append([]events.ChunkRef(nil), d.Chunks...), d.Transcript.Path
 		}
 		if len(d.Finalized) > 0 && d.Transcript.Offset > s.Recorder.UsageOffset {
 			s.Recorder.UsageOffset = d.Transcript.Offset

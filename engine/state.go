@@ -104,7 +104,11 @@ func (s State) clone() State {
 	c.FilesTouched = cloneStrings(s.FilesTouched)
 	c.Recorder.DirtyAtTurnStart = cloneStrings(s.Recorder.DirtyAtTurnStart)
 	if s.Recorder.Chunks != nil {
-		c.Recorder.Chunks = append([]events.ChunkRef(nil), s.Recorder.Chunks...)
+		c.Recorder.Chunks = make([]events.ChunkRef, len(s.Recorder.Chunks))
+		for i, ch := range s.Recorder.Chunks {
+			ch.HashState = append([]byte(nil), ch.HashState...)
+			c.Recorder.Chunks[i] = ch
+		}
 	}
 	if s.EndedAt != nil {
 		t := *s.EndedAt
@@ -115,17 +119,38 @@ func (s State) clone() State {
 		c.LastInteractionTime = &t
 	}
 	if s.TokenUsage != nil {
-		u := *s.TokenUsage
-		c.TokenUsage = &u
+		c.TokenUsage = cloneUsage(s.TokenUsage)
 	}
 	if s.PromptAttributions != nil {
-		c.PromptAttributions = append([]PromptAttribution(nil), s.PromptAttributions...)
+		c.PromptAttributions = make([]PromptAttribution, len(s.PromptAttributions))
+		for i, a := range s.PromptAttributions {
+			c.PromptAttributions[i] = cloneAttribution(a)
+		}
 	}
 	if s.PendingPromptAttribution != nil {
-		p := *s.PendingPromptAttribution
+		p := cloneAttribution(*s.PendingPromptAttribution)
 		c.PendingPromptAttribution = &p
 	}
 	return c
+}
+
+func cloneUsage(u *events.TokenUsage) *events.TokenUsage {
+	c := *u
+	if u.SubagentTokens != nil {
+		c.SubagentTokens = cloneUsage(u.SubagentTokens)
+	}
+	return &c
+}
+
+func cloneAttribution(a PromptAttribution) PromptAttribution {
+	if a.UserAddedPerFile != nil {
+		m := make(map[string]int, len(a.UserAddedPerFile))
+		for k, v := range a.UserAddedPerFile {
+			m[k] = v
+		}
+		a.UserAddedPerFile = m
+	}
+	return a
 }
 
 func cloneStrings(s []string) []string {

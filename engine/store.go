@@ -47,31 +47,34 @@ func (st Store) Open(id string) (*Session, error) {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
 	s := &Session{ID: id, j: j, store: st}
-	state, err := st.load(j, id)
+	state, stale, err := st.load(j, id)
 	if err != nil {
 		j.Close()
 		return nil, err
 	}
 	s.State = state
 	// A repaired journal or a stale snapshot is rewritten on Close.
-	if _, repaired := j.Repaired(); repaired {
+	if _, repaired := j.Repaired(); repaired || stale {
 		s.dirty = true
 	}
 	return s, nil
 }
 
-func (st Store) load(j *journal.Journal, id string) (State, error) {
+// load returns the session's state and whether the snapshot on disk was missing or behind the
+// journal (stale), so that Close rewrites it.
+func (st Store) load(j *journal.Journal, id string) (State, bool, error) {
 	if data, err := os.ReadFile(st.StatePath(id)); err == nil {
 		snap, err := UnmarshalState(data)
 		r := snap.Recorder
 		if err == nil && r.JournalOffset <= j.Size() && r.JournalSeq <= j.LastSeq() &&
 			(r.JournalSeq > 0 || r.JournalOffset == 0) {
 			if s, err := replayFrom(j, snap, r.JournalOffset, r.JournalSeq+1); err == nil {
-				return s, nil
+				return s, r.JournalSeq < j.LastSeq(), nil
 			}
 		}
 	}
-	return replayFrom(j, State{}, 0, 1)
+	s, err := replayFrom(j, State{}, 0, 1)
+	return s, j.LastSeq() > 0, err
 }
 
 func replayFrom(j *journal.Journal, s State, off int64, wantSeq uint64) (State, error) {

@@ -1,0 +1,487 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/entirerec/entire/events"
+)
+
+const (
+	rBase    = "1111111111111111111111111111111111111111"
+	rHead    = "2222222222222222222222222222222222222222"
+	rShadow  = "3333333333333333333333333333333333333333"
+	rShadow2 = "4444444444444444444444444444444444444444"
+	cpOld    = "aaaaaaaaaaaa" // provisional, awaiting finalization
+	cpLast   = "bbbbbbbbbbbb" // last_checkpoint_id
+	cpNew    = "cccccccccccc" // the trailer of the commit under test
+	evSeq    = 8
+)
+
+// allPhases are the three phases plus the two spellings that normalize onto them.
+var allPhases = []Phase{PhaseIdle, PhaseActive, PhaseEnded, "", "active_committed"}
+
+var evTime = time.Date(2026, 2, 16, 10, 0, 0, 0, time.FixedZone("", 3600))
+
+// fixture is a mid-session state in phase p with every field the reducer reads set.
+func fixture(p Phase) State {
+	started := time.Date(2026, 2, 16, 9, 0, 0, 0, time.UTC)
+	seen := started.Add(time.Minute)
+	s := State{
+		SessionID: "sess-1", CLIVersion: "dev", BaseCommit: rBase, AttributionBaseCommit: rBase,
+		WorktreePath: "/w", StartedAt: started, Phase: p, TurnID: "0123456789ab",
+		TurnCheckpointIDs: []string{cpOld}, LastInteractionTime: &seen,
+		CheckpointCount: 2, CheckpointTranscriptStart: 3,
+		UntrackedFilesAtStart: []string{"README.md"}, FilesTouched: []string{"b.go", "d.go"},
+		LastCheckpointID: cpLast, AgentType: AgentClaudeCode,
+		TokenUsage:                  &events.TokenUsage{InputTokens: 10, OutputTokens: 5, APICallCount: 1},
+		TranscriptIdentifierAtStart: "u0", TranscriptPath: "/t/old.jsonl", FirstPrompt: "first prompt",
+		PromptAttributions:       []PromptAttribution{{CheckpointNumber: 1, AgentLinesAdded: 4}},
+		PendingPromptAttribution: &PromptAttribution{CheckpointNumber: 2, UserLinesAdded: 1},
+		Recorder: Recorder{JournalSeq: evSeq - 1, JournalOffset: 700,
+			TurnStart:  events.Transcript{Path: "/t/old.jsonl", Lines: 3, Offset: 300, LastUUID: "u3"},
+			TurnPrompt: "first prompt", CondensedOffset: 300, DirtyAtTurnStart: []string{"x.go"},
+			Chunks: []events.ChunkRef{{End: 300, Blob: "c1"}}, ChunksPath: "/t/old.jsonl", UsageOffset: 300,
+			LastShadowCommit: rShadow},
+	}
+	if p.Normalize() == PhaseEnded {
+		ended := seen.Add(time.Minute)
+		s.EndedAt = &ended
+	}
+	return s
+}
+
+func prepared(p Phase, prep func(*State)) State {
+	s := fixture(p)
+	if prep != nil {
+		prep(&s)
+	}
+	return s
+}
+
+func ev(d events.Payload) events.Event {
+	return events.Event{V: events.FormatVersion, Seq: evSeq, Type: d.EventType(), Time: evTime, Data: d}
+}
+
+// commit is a post-commit fact with a checkpoint trailer, adjusted by mod.
+func commit(mod func(*events.GitCommitted)) events.GitCommitted {
+	g := events.GitCommitted{Commit: rHead, CheckpointID: cpNew, Branch: "main", Files: []string{"b.go"}}
+	if mod != nil {
+		mod(&g)
+	}
+	return g
+}
+
+// byPhase picks the expected value for the normalized phase of p.
+func byPhase[T any](active, idle, ended T) func(Phase) T {
+	return func(p Phase) T {
+		switch p.Normalize() {
+		case PhaseActive:
+			return active
+		case PhaseEnded:
+			return ended
+		}
+		return idle
+	}
+}
+
+func every[T any](v T) func(Phase) T { return byPhase(v, v, v) }
+
+// scribble overwrites everything reachable through the state's slices and pointers, so that a
+// later comparison reveals any memory the state shares with another.
+func scribble(s *State) {
+	for _, l := range [][]string{s.TurnCheckpointIDs, s.UntrackedFilesAtStart, s.FilesTouched, s.Recorder.DirtyAtTurnStart} {
+		clear(l)
+	}
+	for _, t := range []*time.Time{s.EndedAt, s.LastInteractionTime} {
+		if t != nil {
+			*t = time.Time{}
+		}
+	}
+	if s.TokenUsage != nil {
+		*s.TokenUsage = events.TokenUsage{}
+	}
+	if s.PendingPromptAttribution != nil {
+		*s.PendingPromptAttribution = PromptAttribution{}
+	}
+	clear(s.PromptAttributions)
+	clear(s.Recorder.Chunks)
+}
+
+func TestDecideInputEvents(t *testing.T) {
+	fin := Finalize{CheckpointIDs: []string{cpOld}}
+	migrate := MigrateShadow{OldBase: rBase, NewBase: rHead}
+	noPending := func(s *State) { s.TurnCheckpointIDs = nil }
+	nothingNew := func(s *State) { s.CheckpointCount, s.FilesTouched = 0, nil }
+	condense := func(prov bool, g events.GitCommitted, carry ...string) Condense {
+		return Condense{Commit: g, Provisional: prov, CarryForward: carry}
+	}
+	overlap := commit(func(g *events.GitCommitted) { g.Overlap = true })
+	noOverlap := commit(nil)
+	grew := commit(func(g *events.GitCommitted) { g.Overlap, g.TranscriptGrew = true, true })
+	grewNoOverlap := commit(func(g *events.GitCommitted) { g.TranscriptGrew = true })
+	head := events.Worktree{Path: "/w", Head: rHead}
+	same := events.Worktree{Path: "/w", Head: rBase}
+	tests := []struct {
+		name string
+		prep func(*State)
+		data events.Payload
+		want func(Phase) []Effect
+	}{
+		{"session start finalizes leftovers", nil, events.SessionStarted{SessionID: "sess-1"}, every[[]Effect]([]Effect{fin})},
+		{"session start, nothing pending", noPending, events.SessionStarted{SessionID: "sess-1"}, every[[]Effect](nil)},
+		{"turn start, HEAD unchanged", nil, events.TurnStarted{Worktree: same}, every[[]Effect]([]Effect{fin})},
+		{"turn start, HEAD moved", nil, events.TurnStarted{Worktree: head}, every[[]Effect]([]Effect{migrate, fin})},
+		{"turn start, unborn HEAD", noPending, events.TurnStarted{}, every[[]Effect](nil)},
+		{"turn end with files", nil, events.TurnEnded{Worktree: same, Files: []string{"e.go"}},
+			every[[]Effect]([]Effect{WriteShadowCheckpoint{Files: []string{"e.go"}}, fin})},
+		{"turn end with files after a reset decision", func(s *State) { noPending(s); s.ShouldResetShadowBranch = true },
+			events.TurnEnded{Worktree: same, Files: []string{"e.go"}},
+			every[[]Effect]([]Effect{WriteShadowCheckpoint{Files: []string{"e.go"}, Reset: true}})},
+		{"turn end, HEAD moved during the turn", nil, events.TurnEnded{Worktree: head, Files: []string{"e.go"}},
+			every[[]Effect]([]Effect{migrate, WriteShadowCheckpoint{Files: []string{"e.go"}}, fin})},
+		{"turn end without files", noPending, events.TurnEnded{Worktree: same}, every[[]Effect](nil)},
+		{"subagent left files", nil, events.SubagentEnded{ToolUseID: "toolu_1", Worktree: same, Files: []string{"e.go"}, Incremental: true},
+			every[[]Effect]([]Effect{WriteTaskCheckpoint{ToolUseID: "toolu_1", Incremental: true}})},
+		{"subagent left no files", nil, events.SubagentEnded{ToolUseID: "toolu_1", Worktree: same}, every[[]Effect](nil)},
+		{"session stop finalizes leftovers", nil, events.SessionStopped{SessionID: "sess-1"}, every[[]Effect]([]Effect{fin})},
+		{"commit during a sequencer run", nil, commit(func(g *events.GitCommitted) { g.Sequencer, g.Overlap, g.TranscriptGrew = true, true, true }),
+			every[[]Effect](nil)},
+		{"commit without trailer moves the base", nil, commit(func(g *events.GitCommitted) { g.CheckpointID, g.Overlap = "", true }),
+			every[[]Effect]([]Effect{migrate})},
+		{"commit without trailer, HEAD is the base", nil, commit(func(g *events.GitCommitted) { g.CheckpointID, g.Commit = "", rBase }),
+			every[[]Effect](nil)},
+		{"trailer, overlap, files touched", nil, overlap, byPhase[[]Effect](
+			[]Effect{condense(true, overlap, "b.go", "d.go")},
+			[]Effect{condense(false, overlap, "b.go", "d.go")},
+			[]Effect{condense(false, overlap, "b.go", "d.go")})},
+		{"trailer, no overlap, files touched", nil, noOverlap, byPhase[[]Effect](
+			[]Effect{condense(true, noOverlap, "b.go", "d.go")}, []Effect{migrate}, []Effect{migrate})},
+		{"trailer, overlap, steps but no files", func(s *State) { s.FilesTouched = nil }, overlap, byPhase[[]Effect](
+			[]Effect{condense(true, overlap)}, []Effect{condense(false, overlap)}, []Effect{migrate})},
+		{"trailer, overlap, nothing new, transcript grew", nothingNew, grew, byPhase[[]Effect](
+			[]Effect{condense(true, grew)}, []Effect{condense(false, grew)}, []Effect{migrate})},
+		{"trailer, nothing new, transcript grew, no overlap", nothingNew, grewNoOverlap, byPhase[[]Effect](
+			[]Effect{condense(true, grewNoOverlap)}, []Effect{migrate}, []Effect{migrate})},
+		{"trailer, overlap, nothing new, no growth", nothingNew, overlap, every[[]Effect]([]Effect{migrate})},
+		{"trailer, nothing to condense, HEAD is the base", nothingNew, commit(func(g *events.GitCommitted) { g.Commit = rBase }),
+			every[[]Effect](nil)},
+	}
+	for _, tc := range tests {
+		for _, p := range allPhases {
+			t.Run(tc.name+"/"+string(p), func(t *testing.T) {
+				in := prepared(p, tc.prep)
+				got := Decide(in, ev(tc.data))
+				if diff := cmp.Diff(tc.want(p), got); diff != "" {
+					t.Errorf("Decide effects (-want +got):\n%s", diff)
+				}
+				for _, e := range got { // effects must not share the state's slices
+					switch e := e.(type) {
+					case Condense:
+						clear(e.CarryForward)
+					case Finalize:
+						clear(e.CheckpointIDs)
+					}
+				}
+				if diff := cmp.Diff(prepared(p, tc.prep), in); diff != "" {
+					t.Errorf("Decide changed or shares its input (-before +after):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestDecideResultEventsCallForNothing(t *testing.T) {
+	results := []events.Payload{
+		events.ShadowCheckpointWritten{Files: []string{"a.go"}}, events.ShadowCheckpointSkipped{},
+		events.ShadowBranchMigrated{NewBase: rHead}, events.ShadowBranchDeleted{},
+		events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead}, events.CondensationSkipped{},
+		events.CarriedForward{Files: []string{"a.go"}}, events.CheckpointsFinalized{Finalized: []string{cpOld}},
+		events.TaskCheckpointWritten{Files: []string{"a.go"}, Incremental: true},
+		events.EffectFailed{Effect: "condense", Error: "boom"},
+	}
+	for _, d := range results {
+		for _, p := range allPhases {
+			if got := Decide(fixture(p), ev(d)); len(got) != 0 {
+				t.Errorf("Decide(%s, %s) = %#v, want nothing", p, d.EventType(), got)
+			}
+		}
+	}
+}
+
+func TestEvolve(t *testing.T) {
+	at := evTime
+	turnStart := events.TurnStarted{SessionID: "sess-1", Agent: AgentClaudeCode, TurnID: "fedcba987654", Prompt: "second",
+		Transcript: events.Transcript{Path: "/t/new.jsonl", Lines: 9, Offset: 900, LastUUID: "u9"},
+		Worktree:   events.Worktree{Path: "/w", Head: rHead}, DirtyFiles: []string{"y.go"}, ResetShadow: true,
+		Attribution: &PromptAttribution{CheckpointNumber: 99, UserLinesAdded: 5}}
+	started := func(s *State, _ Phase) {
+		s.Phase, s.EndedAt, s.LastInteractionTime = PhaseActive, nil, &at
+		s.TurnID, s.LastCheckpointID, s.TranscriptPath, s.ShouldResetShadowBranch = "fedcba987654", "", "/t/new.jsonl", true
+		s.Recorder.TurnStart, s.Recorder.TurnPrompt, s.Recorder.DirtyAtTurnStart = turnStart.Transcript, "second", []string{"y.go"}
+		s.PendingPromptAttribution = &PromptAttribution{CheckpointNumber: s.CheckpointCount + 1, UserLinesAdded: 5}
+	}
+	// A checkpoint save moves the pending attribution into prompt_attributions (spec §5.3).
+	attributed := func(s *State) {
+		s.PromptAttributions = append(s.PromptAttributions, *s.PendingPromptAttribution)
+		s.PendingPromptAttribution = nil
+	}
+	turnEnd := events.TurnEnded{SessionID: "sess-1", Transcript: events.Transcript{Path: "/t/new.jsonl", Lines: 9},
+		Files: []string{"e.go"}, Usage: events.TokenUsage{InputTokens: 1, OutputTokens: 2, APICallCount: 1}}
+	ended := func(s *State, p Phase) {
+		if p == PhaseActive {
+			s.Phase, s.LastInteractionTime = PhaseIdle, &at
+		}
+		s.TranscriptPath = "/t/new.jsonl"
+	}
+	resetPending := func(s *State) { s.ShouldResetShadowBranch = true }
+	finalizing := func(s *State) { s.TurnCheckpointIDs = []string{cpOld, cpNew} }
+	unchanged := func(*State, Phase) {}
+	tests := []struct {
+		name string
+		prep func(*State)
+		data events.Payload
+		want func(s *State, p Phase) // turns the prepared input into the expected output
+	}{
+		{"session start", nil, events.SessionStarted{SessionID: "sess-1", Transcript: events.Transcript{Path: "/t/new.jsonl"}},
+			func(s *State, p Phase) {
+				if p == PhaseEnded {
+					s.Phase, s.EndedAt = PhaseIdle, nil
+				}
+				s.TranscriptPath = "/t/new.jsonl"
+			}},
+		{"session start keeps the transcript path", nil, events.SessionStarted{SessionID: "sess-1"}, func(s *State, p Phase) {
+			if p == PhaseEnded {
+				s.Phase, s.EndedAt = PhaseIdle, nil
+			}
+		}},
+		{"turn start", nil, turnStart, started},
+		{"turn start backfills agent and first prompt", func(s *State) { s.AgentType, s.FirstPrompt = "Agent", "" },
+			func() events.Payload { d := turnStart; d.Prompt = "  fix\n the   bug "; return d }(),
+			func(s *State, p Phase) {
+				started(s, p)
+				s.AgentType, s.FirstPrompt, s.Recorder.TurnPrompt = AgentClaudeCode, "fix the bug", "  fix\n the   bug "
+			}},
+		{"turn end with files keeps a pending reset", resetPending, turnEnd, func(s *State, p Phase) {
+			ended(s, p)
+			s.TokenUsage = &events.TokenUsage{InputTokens: 11, OutputTokens: 7, APICallCount: 2}
+		}},
+		{"turn end, first usage", func(s *State) { s.TokenUsage = nil }, turnEnd, func(s *State, p Phase) {
+			ended(s, p)
+			s.TokenUsage = &turnEnd.Usage
+		}},
+		{"turn end without files or usage clears the reset", resetPending, events.TurnEnded{SessionID: "sess-1"},
+			func(s *State, p Phase) {
+				if p == PhaseActive {
+					s.Phase, s.LastInteractionTime = PhaseIdle, &at
+				}
+				s.ShouldResetShadowBranch = false
+			}},
+		{"session stop", nil, events.SessionStopped{SessionID: "sess-1"}, func(s *State, p Phase) {
+			if p != PhaseEnded {
+				s.Phase, s.LastInteractionTime, s.EndedAt = PhaseEnded, &at, &at
+			}
+		}},
+		{"commit with trailer and overlap", nil, commit(func(g *events.GitCommitted) { g.Overlap = true }),
+			func(s *State, _ Phase) { s.LastInteractionTime = &at }},
+		{"commit with trailer, no overlap", nil, commit(nil), func(s *State, _ Phase) { s.LastInteractionTime = &at }},
+		{"commit during a sequencer run", nil, commit(func(g *events.GitCommitted) { g.Sequencer, g.Overlap = true, true }), unchanged},
+		{"commit without trailer", nil, commit(func(g *events.GitCommitted) { g.CheckpointID = "" }), unchanged},
+		{"shadow checkpoint written", resetPending, events.ShadowCheckpointWritten{Commit: rShadow2, BaseCommit: rHead,
+			Files: []string{"d.go", "a.go"}}, func(s *State, _ Phase) {
+			s.CheckpointCount, s.FilesTouched, s.BaseCommit = 3, []string{"a.go", "b.go", "d.go"}, rHead
+			s.ShouldResetShadowBranch, s.Recorder.LastShadowCommit = false, rShadow2
+			attributed(s)
+		}},
+		{"first shadow checkpoint records the transcript identifier",
+			func(s *State) { s.TranscriptIdentifierAtStart, s.CheckpointCount, s.FilesTouched = "", 0, nil },
+			events.ShadowCheckpointWritten{Commit: rShadow2, BaseCommit: rBase, Files: []string{"a.go"}},
+			func(s *State, _ Phase) {
+				s.CheckpointCount, s.FilesTouched, s.TranscriptIdentifierAtStart = 1, []string{"a.go"}, "u3"
+				s.Recorder.LastShadowCommit = rShadow2
+				attributed(s)
+			}},
+		// A reset restarts the shadow commit chain only: files keep accumulating (seed scenarios 5, 6).
+		{"shadow checkpoint written afresh", resetPending, events.ShadowCheckpointWritten{Commit: rShadow2, BaseCommit: rHead,
+			Files: []string{"a.go"}, Reset: true}, func(s *State, _ Phase) {
+			s.CheckpointCount, s.FilesTouched, s.BaseCommit = 3, []string{"a.go", "b.go", "d.go"}, rHead
+			s.ShouldResetShadowBranch, s.Recorder.LastShadowCommit = false, rShadow2
+			attributed(s)
+		}},
+		{"subagent ended", nil, events.SubagentEnded{SessionID: "sess-1", ToolUseID: "toolu_1", Files: []string{"e.go"}}, unchanged},
+		{"task checkpoint written", nil, events.TaskCheckpointWritten{Commit: rShadow2, BaseCommit: rHead, ToolUseID: "toolu_1",
+			Files: []string{"e.go"}}, func(s *State, _ Phase) {
+			s.FilesTouched, s.BaseCommit, s.Recorder.LastShadowCommit = []string{"b.go", "d.go", "e.go"}, rHead, rShadow2
+		}},
+		{"incremental task checkpoint written", nil, events.TaskCheckpointWritten{Commit: rShadow2, BaseCommit: rBase,
+			Incremental: true}, func(s *State, _ Phase) { s.Recorder.LastShadowCommit, s.Recorder.TaskSteps = rShadow2, 1 }},
+		{"shadow checkpoint skipped", resetPending, events.ShadowCheckpointSkipped{Reason: "no changes"},
+			func(s *State, _ Phase) { s.ShouldResetShadowBranch = false }},
+		{"shadow branch migrated", nil, events.ShadowBranchMigrated{NewBase: rHead}, func(s *State, _ Phase) { s.BaseCommit = rHead }},
+		{"condensed provisionally", nil, events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead, Provisional: true,
+			Transcript: events.Transcript{Lines: 12, Offset: 1200}}, func(s *State, _ Phase) {
+			condensedState(s)
+			s.TurnCheckpointIDs = []string{cpOld, cpNew}
+		}},
+		{"condensed for good", nil, events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead,
+			Transcript: events.Transcript{Lines: 12, Offset: 1200}}, func(s *State, _ Phase) { condensedState(s) }},
+		{"condensed with transcript chunks", nil, events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead,
+			Transcript: events.Transcript{Path: "/t/new.jsonl", Lines: 12, Offset: 1200}, Chunks: []events.ChunkRef{{End: 1000, Blob: "c2"}}},
+			func(s *State, _ Phase) {
+				condensedState(s)
+				s.Recorder.Chunks, s.Recorder.ChunksPath = []events.ChunkRef{{End: 1000, Blob: "c2"}}, "/t/new.jsonl"
+			}},
+		{"condensed again under a pending ID", finalizing, events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead,
+			Provisional: true, Transcript: events.Transcript{Lines: 12, Offset: 1200}}, func(s *State, _ Phase) { condensedState(s) }},
+		{"carried forward", nil, events.CarriedForward{Commit: rShadow2, Files: []string{"z.go", "a.go"}}, func(s *State, _ Phase) {
+			s.FilesTouched, s.CheckpointCount, s.CheckpointTranscriptStart, s.LastCheckpointID = []string{"a.go", "z.go"}, 1, 0, ""
+			s.Recorder.CondensedOffset, s.Recorder.LastShadowCommit = 0, rShadow2
+		}},
+		{"all finalized", finalizing, events.CheckpointsFinalized{Finalized: []string{cpNew, cpOld},
+			Transcript: events.Transcript{Lines: 20, Offset: 2000}}, func(s *State, _ Phase) {
+			s.TurnCheckpointIDs, s.CheckpointTranscriptStart, s.Recorder.CondensedOffset, s.Recorder.UsageOffset = nil, 20, 2000, 2000
+		}},
+		{"some finalized, the failed stay pending", finalizing, events.CheckpointsFinalized{Finalized: []string{cpNew},
+			Failed: map[string]string{cpOld: "boom"}, Transcript: events.Transcript{Lines: 20, Offset: 2000}}, func(s *State, _ Phase) {
+			s.TurnCheckpointIDs, s.CheckpointTranscriptStart, s.Recorder.CondensedOffset, s.Recorder.UsageOffset = []string{cpOld}, 20, 2000, 2000
+		}},
+		{"none finalized, chunks stored", finalizing, events.CheckpointsFinalized{Failed: map[string]string{cpOld: "boom", cpNew: "boom"},
+			Transcript: events.Transcript{Path: "/t/new.jsonl", Lines: 20, Offset: 2000}, Chunks: []events.ChunkRef{{End: 1500, Blob: "c3"}}},
+			func(s *State, _ Phase) {
+				s.Recorder.Chunks, s.Recorder.ChunksPath = []events.ChunkRef{{End: 1500, Blob: "c3"}}, "/t/new.jsonl"
+			}},
+		{"none finalized", finalizing, events.CheckpointsFinalized{Failed: map[string]string{cpOld: "boom", cpNew: "boom"},
+			Transcript: events.Transcript{Lines: 20, Offset: 2000}}, unchanged},
+		{"finalized, transcript shorter than the condensed start", finalizing, events.CheckpointsFinalized{
+			Finalized: []string{cpOld, cpNew}, Transcript: events.Transcript{Lines: 2, Offset: 200}},
+			func(s *State, _ Phase) { s.TurnCheckpointIDs = nil }},
+		{"effect failed", resetPending, events.EffectFailed{Effect: "condense", Error: "boom"}, unchanged},
+		{"shadow branch deleted", nil, events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4"}, unchanged},
+		{"condensation skipped", nil, events.CondensationSkipped{Commit: rHead, Reason: "no overlap"}, unchanged},
+	}
+	for _, tc := range tests {
+		for _, p := range allPhases {
+			t.Run(tc.name+"/"+string(p), func(t *testing.T) {
+				in := prepared(p, tc.prep)
+				want := prepared(p, tc.prep)
+				want.Phase = p.Normalize()
+				tc.want(&want, p.Normalize())
+				want.Recorder.JournalSeq = evSeq
+				got := Evolve(in, decoded(t, ev(tc.data))) // fresh payload: Evolve may keep its slices
+				norm := got
+				norm.Phase = got.Phase.Normalize() // "" and active_committed: see TestEvolveWritesNormalizedPhase
+				if diff := cmp.Diff(want, norm); diff != "" {
+					t.Errorf("Evolve state (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(prepared(p, tc.prep), in); diff != "" {
+					t.Errorf("Evolve mutated its input (-before +after):\n%s", diff)
+				}
+				scribble(&got)
+				if diff := cmp.Diff(prepared(p, tc.prep), in); diff != "" {
+					t.Errorf("Evolve output shares memory with its input (-before +after):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// decoded passes an event through the journal codec, as replay sees it.
+func decoded(t *testing.T, e events.Event) events.Event {
+	t.Helper()
+	line, err := events.Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err = events.Decode(line); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestEvolveDoesNotAliasEventData(t *testing.T) {
+	payloads := func() []events.Payload {
+		return []events.Payload{
+			events.TurnStarted{TurnID: "fedcba987654", DirtyFiles: []string{"y.go"}, UntrackedFiles: []string{"n.txt"}},
+			events.ShadowCheckpointWritten{Files: []string{"y.go"}}, events.CarriedForward{Files: []string{"y.go"}},
+			events.TaskCheckpointWritten{Files: []string{"y.go"}},
+			events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead, Chunks: []events.ChunkRef{{End: 1000, Blob: "c2"}}},
+			events.CheckpointsFinalized{Finalized: []string{cpOld}, Chunks: []events.ChunkRef{{End: 1000, Blob: "c2"}}},
+		}
+	}
+	pristine := payloads()
+	for i, d := range payloads() {
+		e := ev(d)
+		in := fixture(PhaseIdle)
+		if d.EventType() == events.TypeTurnStarted {
+			in = State{} // the first turn builds the session from the event
+		}
+		got := Evolve(in, e)
+		scribble(&got)
+		if diff := cmp.Diff(ev(pristine[i]), e); diff != "" {
+			t.Errorf("Evolve output shares memory with the %s event (-before +after):\n%s", d.EventType(), diff)
+		}
+	}
+}
+
+// condensedState applies spec §3.8 "after a successful condensation" for cpNew at rHead, line 12.
+func condensedState(s *State) {
+	s.BaseCommit, s.AttributionBaseCommit, s.CheckpointCount = rHead, rHead, 0
+	s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = 12, 1200
+	s.PromptAttributions, s.PendingPromptAttribution, s.FilesTouched = nil, nil, nil
+	s.LastCheckpointID, s.Recorder.LastShadowCommit, s.Recorder.UsageOffset = cpNew, "", 1200
+}
+
+func TestEvolveFirstTurnCreatesState(t *testing.T) {
+	d := events.TurnStarted{SessionID: "sess-2", Agent: AgentClaudeCode, TurnID: "fedcba987654", Prompt: "hello\tworld",
+		Transcript: events.Transcript{Path: "/t/s2.jsonl", Lines: 1, Offset: 10, LastUUID: "u1"},
+		Worktree:   events.Worktree{Path: "/w", ID: "wt", Head: rHead}, UntrackedFiles: []string{"notes.txt"}}
+	at := evTime
+	want := State{SessionID: "sess-2", CLIVersion: Version, BaseCommit: rHead, AttributionBaseCommit: rHead,
+		WorktreePath: "/w", WorktreeID: "wt", StartedAt: evTime, Phase: PhaseActive, TurnID: "fedcba987654",
+		LastInteractionTime: &at, UntrackedFilesAtStart: []string{"notes.txt"}, AgentType: AgentClaudeCode,
+		TranscriptPath: "/t/s2.jsonl", FirstPrompt: "hello world",
+		Recorder: Recorder{JournalSeq: evSeq, TurnStart: d.Transcript, TurnPrompt: "hello\tworld"}}
+	got := Evolve(State{}, ev(d))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("first TurnStarted (-want +got):\n%s", diff)
+	}
+	// A later turn keeps the untracked files of the first one.
+	d.UntrackedFiles = []string{"other.txt"}
+	if got = Evolve(got, ev(d)); !cmp.Equal(got.UntrackedFilesAtStart, []string{"notes.txt"}) {
+		t.Errorf("untracked_files_at_start after a second turn = %v, want [notes.txt]", got.UntrackedFilesAtStart)
+	}
+	// Events that cannot start a session leave the zero state alone.
+	for _, d := range []events.Payload{events.SessionStarted{SessionID: "x"}, events.SessionStopped{SessionID: "x"}} {
+		if got := Evolve(State{}, ev(d)); got.Exists() || got.Phase != "" || got.EndedAt != nil {
+			t.Errorf("Evolve(zero, %s) = %+v, want no session", d.EventType(), got)
+		}
+	}
+}
+
+// TestEvolveTurnEndWithoutState: a save without state creates the session (spec §5.3).
+func TestEvolveTurnEndWithoutState(t *testing.T) {
+	d := events.TurnEnded{SessionID: "sess-3", Agent: AgentClaudeCode, Worktree: events.Worktree{Path: "/w", Head: rHead},
+		Files: []string{"a.go"}}
+	got := Evolve(State{}, ev(d))
+	if got.SessionID != "sess-3" || got.Phase != PhaseIdle || got.BaseCommit != rHead || !got.StartedAt.Equal(evTime) {
+		t.Fatalf("state created at turn end = %+v", got)
+	}
+	if want := []Effect{WriteShadowCheckpoint{Files: []string{"a.go"}}}; !cmp.Equal(Decide(State{}, ev(d)), want) {
+		t.Errorf("Decide(zero, TurnEnded) = %v, want %v", Decide(State{}, ev(d)), want)
+	}
+	if got.LastInteractionTime == nil || !got.LastInteractionTime.Equal(evTime) {
+		t.Errorf("last_interaction_time = %v, want %v", got.LastInteractionTime, evTime)
+	}
+}
+
+func TestEvolveWritesNormalizedPhase(t *testing.T) {
+	for _, p := range []Phase{"", "active_committed"} {
+		for _, d := range []events.Payload{events.SessionStarted{SessionID: "sess-1"}, events.TurnEnded{SessionID: "sess-1"}, commit(nil)} {
+			if got := Evolve(fixture(p), ev(d)).Phase; got != p.Normalize() && !(p == "active_committed" && got == PhaseIdle) {
+				t.Errorf("Evolve(%q, %s).Phase = %q, want a normalized phase", p, d.EventType(), got)
+			}
+		}
+	}
+}

@@ -1,0 +1,403 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/journal"
+)
+
+// sessionBatches is a realistic session, one Append per batch: a turn with a shadow
+// checkpoint, a second turn in which the agent commits, carry-forward, finalization, stop.
+func sessionBatches(id string) [][]events.Event {
+	t0 := time.Date(2026, 2, 16, 10, 0, 0, 123456789, time.FixedZone("", 3600))
+	n := 0
+	e := func(p events.Payload) events.Event { n++; return events.New(t0.Add(time.Duration(n)*time.Second), p) }
+	wt := events.Worktree{Path: "/w", Head: rBase}
+	tr := func(lines int) events.Transcript {
+		return events.Transcript{Path: "/t/" + id + ".jsonl", Lines: lines, Offset: int64(lines) * 100, LastUUID: fmt.Sprint("u", lines)}
+	}
+	usage := events.TokenUsage{InputTokens: 3, OutputTokens: 4, APICallCount: 1}
+	return [][]events.Event{
+		{e(events.TurnStarted{SessionID: id, Agent: AgentClaudeCode, TurnID: "aaaaaaaaaaa1", Prompt: "Add <b> & co",
+			Transcript: tr(1), Worktree: wt, UntrackedFiles: []string{"README.md"}})},
+		{e(events.TurnEnded{SessionID: id, Transcript: tr(4), Worktree: wt, Files: []string{"hello.go"}, Usage: usage}),
+			e(events.ShadowCheckpointWritten{Branch: "entire/1111111-e3b0c4", Commit: rShadow, BaseCommit: rBase,
+				Files: []string{"hello.go"}, Usage: usage, Transcript: tr(4)})},
+		{e(events.TurnStarted{SessionID: id, Agent: AgentClaudeCode, TurnID: "aaaaaaaaaaa2", Prompt: "commit it",
+			Transcript: tr(5), Worktree: wt})},
+		{e(events.GitCommitted{Commit: rHead, CheckpointID: cpNew, Branch: "main", Files: []string{"hello.go"}, Overlap: true}),
+			e(events.CheckpointCondensed{CheckpointID: cpNew, MetadataCommit: rShadow2, UserCommit: rHead,
+				Files: []string{"hello.go"}, Provisional: true, Transcript: tr(6)}),
+			e(events.CarriedForward{Branch: "entire/2222222-e3b0c4", Commit: rShadow2, Files: []string{"util.go"}})},
+		{e(events.TurnEnded{SessionID: id, Transcript: tr(8), Worktree: events.Worktree{Path: "/w", Head: rHead}, Usage: usage}),
+			e(events.CheckpointsFinalized{Finalized: []string{cpNew}, Transcript: tr(8)})},
+		{e(events.SessionStopped{SessionID: id, Reason: "exit"})},
+	}
+}
+
+// record opens the session, appends each batch with one Append, and closes it.
+func record(t *testing.T, st Store, id string, batches [][]events.Event) State {
+	t.Helper()
+	sess, err := st.Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range batches {
+		if err := sess.Append(b...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := sess.State
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+func marshal(t *testing.T, s State) []byte {
+	t.Helper()
+	b, err := MarshalState(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func readBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// journalSeqs returns the seq of every line of a journal file.
+func journalSeqs(t *testing.T, path string) []uint64 {
+	t.Helper()
+	var seqs []uint64
+	for _, line := range strings.SplitAfter(string(readBytes(t, path)), "\n") {
+		if line == "" {
+			continue
+		}
+		e, err := events.Decode([]byte(strings.TrimSuffix(line, "\n")))
+		if err != nil || e.V != events.FormatVersion || !strings.HasSuffix(line, "\n") {
+			t.Fatalf("journal line %q: %v", line, err)
+		}
+		seqs = append(seqs, e.Seq)
+	}
+	return seqs
+}
+
+func seqRange(n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = uint64(i + 1)
+	}
+	return out
+}
+
+func TestStoreSnapshotEqualsReplay(t *testing.T) {
+	st := NewStore(t.TempDir())
+	final := record(t, st, "s1", sessionBatches("s1"))
+	snap := readBytes(t, st.StatePath("s1"))
+	if !bytes.Equal(snap, marshal(t, final)) {
+		t.Fatalf("snapshot is not the session's state:\n%s\nvs\n%s", snap, marshal(t, final))
+	}
+	fi, err := os.Stat(st.JournalPath("s1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.Phase != PhaseEnded || final.TurnCheckpointIDs != nil || !cmp.Equal(final.FilesTouched, []string{"util.go"}) ||
+		final.CheckpointTranscriptStart != 8 || final.BaseCommit != rHead || final.Recorder.JournalSeq != 10 ||
+		final.Recorder.JournalOffset != fi.Size() {
+		t.Errorf("unexpected final state:\n%s", snap)
+	}
+	if diff := cmp.Diff(seqRange(10), journalSeqs(t, st.JournalPath("s1"))); diff != "" {
+		t.Errorf("journal seqs (-want +got):\n%s", diff)
+	}
+	if err := os.Remove(st.StatePath("s1")); err != nil {
+		t.Fatal(err)
+	}
+	var seen []uint64
+	replayed, err := st.Replay("s1", func(e events.Event, s State) {
+		if s.Recorder.JournalSeq != e.Seq {
+			t.Errorf("state after event %d has journal_seq %d", e.Seq, s.Recorder.JournalSeq)
+		}
+		seen = append(seen, e.Seq)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(snap), string(marshal(t, replayed))); diff != "" {
+		t.Errorf("replay differs from the snapshot (-snapshot +replay):\n%s", diff)
+	}
+	if diff := cmp.Diff(seqRange(10), seen); diff != "" {
+		t.Errorf("replay callback seqs (-want +got):\n%s", diff)
+	}
+}
+
+// editSnapshot rewrites the snapshot's recorder bookkeeping.
+func editSnapshot(edit func(*Recorder)) func(t *testing.T, st Store, mid []byte) {
+	return func(t *testing.T, st Store, _ []byte) {
+		s, err := UnmarshalState(readBytes(t, st.StatePath("s1")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(&s.Recorder)
+		if err := os.WriteFile(st.StatePath("s1"), marshal(t, s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func writeSnapshotBytes(b string) func(t *testing.T, st Store, mid []byte) {
+	return func(t *testing.T, st Store, _ []byte) {
+		if err := os.WriteFile(st.StatePath("s1"), []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestStoreOpenSurvivesBadSnapshot(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, st Store, mid []byte)
+	}{
+		{"intact", func(*testing.T, Store, []byte) {}},
+		{"missing", func(t *testing.T, st Store, _ []byte) { os.Remove(st.StatePath("s1")) }},
+		{"garbage", writeSnapshotBytes("{\"session_id\": \"s1\", garbage")},
+		{"empty", writeSnapshotBytes("")},
+		{"invalid last_checkpoint_id", writeSnapshotBytes(`{"session_id": "s1", "last_checkpoint_id": "nope"}`)},
+		{"offset past the end", editSnapshot(func(r *Recorder) { r.JournalOffset += 100 })},
+		{"seq past the end", editSnapshot(func(r *Recorder) { r.JournalSeq = 99 })},
+		{"offset inside a line", editSnapshot(func(r *Recorder) { r.JournalOffset -= 5; r.JournalSeq-- })},
+		{"offset and seq disagree", editSnapshot(func(r *Recorder) { r.JournalSeq -= 2 })},
+		{"seq zero with an offset", editSnapshot(func(r *Recorder) { r.JournalSeq = 0 })},
+		{"stale but consistent", func(t *testing.T, st Store, mid []byte) {
+			if err := os.WriteFile(st.StatePath("s1"), mid, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := NewStore(t.TempDir())
+			batches := sessionBatches("s1")
+			record(t, st, "s1", batches[:3])
+			mid := readBytes(t, st.StatePath("s1"))
+			good := marshal(t, record(t, st, "s1", batches[3:]))
+			tc.damage(t, st, mid)
+			sess, err := st.Open("s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(good), string(marshal(t, sess.State))); diff != "" {
+				t.Errorf("state after Open (-want +got):\n%s", diff)
+			}
+			err = sess.Append(events.New(time.Date(2026, 2, 16, 12, 0, 0, 0, time.UTC), events.SessionStarted{SessionID: "s1"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sess.State.Phase != PhaseIdle || sess.State.EndedAt != nil || sess.State.Recorder.JournalSeq != 11 {
+				t.Errorf("after SessionStarted: phase %q, ended_at %v, seq %d", sess.State.Phase, sess.State.EndedAt, sess.State.Recorder.JournalSeq)
+			}
+			if err := sess.Close(); err != nil {
+				t.Fatal(err)
+			}
+			replayed, err := st.Replay("s1", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(marshal(t, replayed)), string(readBytes(t, st.StatePath("s1")))); diff != "" {
+				t.Errorf("snapshot after Close differs from replay (-replay +snapshot):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStoreRepairsTornLastLine(t *testing.T) {
+	for _, keepSnapshot := range []bool{true, false} {
+		t.Run(fmt.Sprint("snapshot=", keepSnapshot), func(t *testing.T) {
+			st := NewStore(t.TempDir())
+			good := marshal(t, record(t, st, "s1", sessionBatches("s1")))
+			size := int64(len(readBytes(t, st.JournalPath("s1"))))
+			if !keepSnapshot {
+				os.Remove(st.StatePath("s1"))
+			}
+			f, err := os.OpenFile(st.JournalPath("s1"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.WriteString(`{"v":1,"seq":11,"type":"session_started","time":"2026-02-16T12:00`)
+			if cerr := f.Close(); err != nil || cerr != nil {
+				t.Fatal(err, cerr)
+			}
+			replayed, err := st.Replay("s1", nil) // a reader stops before the torn line
+			if err != nil || !bytes.Equal(marshal(t, replayed), good) {
+				t.Errorf("Replay before repair: err %v, state:\n%s", err, marshal(t, replayed))
+			}
+			sess, err := st.Open("s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(good), string(marshal(t, sess.State))); diff != "" {
+				t.Errorf("state after repair (-want +got):\n%s", diff)
+			}
+			if err := sess.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := int64(len(readBytes(t, st.JournalPath("s1")))); got != size {
+				t.Errorf("journal size after repair = %d, want %d", got, size)
+			}
+			if diff := cmp.Diff(string(good), string(readBytes(t, st.StatePath("s1")))); diff != "" {
+				t.Errorf("snapshot after repair (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStoreCorruptJournalIsLoud(t *testing.T) {
+	st := NewStore(t.TempDir())
+	record(t, st, "s1", sessionBatches("s1"))
+	lines := strings.SplitAfter(string(readBytes(t, st.JournalPath("s1"))), "\n")
+	lines[2] = "{\"v\":1,\"seq\":3,\"type\":\"turn_started\",\"data\":{\"turn_id\":7}}\n" // valid line, bad payload
+	if err := os.WriteFile(st.JournalPath("s1"), []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(st.StatePath("s1"))
+	_, openErr := st.Open("s1")
+	_, replayErr := st.Replay("s1", nil)
+	for name, err := range map[string]error{"Open": openErr, "Replay": replayErr} {
+		var ce *journal.CorruptError
+		if !errors.As(err, &ce) || ce.Line != 3 || ce.Path != st.JournalPath("s1") {
+			t.Errorf("%s error = %v, want a *journal.CorruptError for line 3", name, err)
+		}
+	}
+}
+
+func TestStorePeekListIDs(t *testing.T) {
+	st := NewStore(t.TempDir())
+	if ids, err := st.IDs(); ids != nil || err != nil {
+		t.Fatalf("IDs of a missing directory = %v, %v; want nil, nil", ids, err)
+	}
+	a := record(t, st, "a", sessionBatches("a"))
+	b := record(t, st, "b", sessionBatches("b")[:2])
+	os.Remove(st.StatePath("b")) // journal only
+	c := State{SessionID: "c", BaseCommit: rBase, AttributionBaseCommit: rBase, Phase: PhaseIdle}
+	if err := st.WriteSnapshot(c); err != nil { // snapshot only
+		t.Fatal(err)
+	}
+	empty, err := st.Open("e") // a journal without events
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty.Close()
+	for name, data := range map[string]string{"d.json": "garbage", "notes.txt": "x", "a.json.tmp": "{}"} {
+		if err := os.WriteFile(st.Dir+"/"+name, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids, err := st.IDs()
+	if diff := cmp.Diff([]string{"a", "b", "c", "d", "e"}, ids); err != nil || diff != "" {
+		t.Errorf("IDs (-want +got):\n%s (err %v)", diff, err)
+	}
+	for id, want := range map[string]State{"a": a, "b": b, "c": c} {
+		got, err := st.Peek(id)
+		if err != nil || !bytes.Equal(marshal(t, got), marshal(t, want)) {
+			t.Errorf("Peek(%s) = %v:\n%s\nwant:\n%s", id, err, marshal(t, got), marshal(t, want))
+		}
+	}
+	for _, id := range []string{"d", "missing"} {
+		if _, err := st.Peek(id); err == nil {
+			t.Errorf("Peek(%s) succeeded, want an error", id)
+		}
+	}
+	list, err := st.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, s := range list {
+		listed = append(listed, s.SessionID)
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, listed); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+}
+
+func TestStoreOpenHealsStaleSnapshot(t *testing.T) {
+	st := NewStore(t.TempDir())
+	batches := sessionBatches("s1")
+	record(t, st, "s1", batches[:3])
+	mid := readBytes(t, st.StatePath("s1"))
+	good := marshal(t, record(t, st, "s1", batches[3:]))
+	// A crash between the journal's fsync and the snapshot's rename leaves an older snapshot.
+	if err := os.WriteFile(st.StatePath("s1"), mid, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := st.Open("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Peek("s1"); err != nil || !bytes.Equal(marshal(t, got), good) {
+		t.Errorf("Peek after Open/Close = %v:\n%s\nwant:\n%s", err, marshal(t, got), good)
+	}
+}
+
+func TestStoreConcurrentSessions(t *testing.T) {
+	const writers, rounds = 8, 5
+	st := NewStore(t.TempDir())
+	record(t, st, "s1", sessionBatches("s1")[:1])
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*writers*rounds)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				sess, err := st.Open("s1")
+				if err != nil {
+					errs <- err
+					return
+				}
+				errs <- sess.Append(events.New(time.Date(2026, 2, 16, 11, w, r, 0, time.UTC), events.ShadowCheckpointWritten{
+					Commit: rShadow, BaseCommit: rBase, Files: []string{fmt.Sprintf("w%d/r%d.go", w, r)}}))
+				errs <- sess.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if diff := cmp.Diff(seqRange(1+writers*rounds), journalSeqs(t, st.JournalPath("s1"))); diff != "" {
+		t.Errorf("journal seqs (-want +got):\n%s", diff)
+	}
+	replayed, err := st.Replay("s1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replayed.CheckpointCount != writers*rounds || len(replayed.FilesTouched) != writers*rounds {
+		t.Errorf("replay: checkpoint_count %d, %d files; want %d each", replayed.CheckpointCount, len(replayed.FilesTouched), writers*rounds)
+	}
+	if diff := cmp.Diff(string(marshal(t, replayed)), string(readBytes(t, st.StatePath("s1")))); diff != "" {
+		t.Errorf("snapshot differs from replay (-replay +snapshot):\n%s", diff)
+	}
+}
