@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -204,16 +203,11 @@ func (en *Engine) carryForward(ctx context.Context, s State, c events.GitCommitt
 	branch := ShadowBranch(c.Commit, s.WorktreeID)
 	msg := "carry forward: uncommitted session files\n\nEntire-Metadata: \nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
-	for attempt := 0; attempt < maxRefRetries; attempt++ {
-		commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
-		if err == nil {
-			return &events.CarriedForward{Branch: branch, Commit: string(commit), Files: remaining}, nil
-		}
-		if !errors.Is(err, gitexec.ErrRefMoved) {
-			return nil, err
-		}
+	commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
+	if err != nil {
+		return nil, fmt.Errorf("carry forward onto %s: %w", branch, err)
 	}
-	return nil, fmt.Errorf("carry forward onto %s: %w", branch, gitexec.ErrRefMoved)
+	return &events.CarriedForward{Branch: branch, Commit: string(commit), Files: remaining}, nil
 }
 
 // blobOIDs looks up the blobs of paths in a commit with one ls-tree.

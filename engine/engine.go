@@ -158,13 +158,13 @@ func statusPaths(st []gitexec.StatusEntry) []string {
 	return out
 }
 
-// treeOf resolves the tree of a commit.
+// treeOf resolves the tree of a commit (no new process: the repository's cat-file batch).
 func (en *Engine) treeOf(ctx context.Context, commit string) (gitexec.OID, error) {
-	out, err := en.Repo.Run(ctx, nil, "rev-parse", "--verify", "-q", commit+"^{tree}")
+	tree, err := en.Repo.CommitTreeOID(ctx, commit)
 	if err != nil {
 		return "", fmt.Errorf("resolve tree of %s: %w", commit, err)
 	}
-	return gitexec.ParseOID(strings.TrimSpace(string(out)))
+	return tree, nil
 }
 
 // homeRelative is a path relative to $HOME, or "" when it is not under $HOME (spec §3.3).

@@ -167,30 +167,36 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input even
 	msg := subject + "\n\nEntire-Metadata: " + metaDir + "\nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
 	branch := ShadowBranch(head, s.WorktreeID)
-	for attempt := 0; attempt < maxRefRetries; attempt++ {
-		res, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, f.Reset)
-		if errors.Is(err, gitexec.ErrRefMoved) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if res == "" {
-			fmt.Fprintln(en.Stderr, "Skipped checkpoint (no changes since last checkpoint)")
-			return []events.Event{en.event(events.ShadowCheckpointSkipped{Reason: "no changes since last checkpoint", Transcript: te.Transcript})}, nil
-		}
-		return []events.Event{en.event(events.ShadowCheckpointWritten{
-			Branch: branch, Commit: string(res), BaseCommit: head, Files: f.Files, Reset: f.Reset,
-			Transcript: te.Transcript,
-		})}, nil
+	res, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, f.Reset)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("update %s: %w after %d attempts", branch, gitexec.ErrRefMoved, maxRefRetries)
+	if res == "" {
+		fmt.Fprintln(en.Stderr, "Skipped checkpoint (no changes since last checkpoint)")
+		return []events.Event{en.event(events.ShadowCheckpointSkipped{Reason: "no changes since last checkpoint", Transcript: te.Transcript})}, nil
+	}
+	return []events.Event{en.event(events.ShadowCheckpointWritten{
+		Branch: branch, Commit: string(res), BaseCommit: head, Files: f.Files, Reset: f.Reset,
+		Transcript: te.Transcript,
+	})}, nil
 }
 
-// commitShadow builds the checkpoint tree on top of HEAD's tree, keeps the other sessions'
+// commitShadow commits a checkpoint onto a shadow branch, retrying the compare-and-swap when
+// another process moved the branch meanwhile. It returns "" when nothing changed.
+func (en *Engine) commitShadow(ctx context.Context, branch string, headTree gitexec.OID, changes []gitexec.TreeChange, msg, sessionID string, reset bool) (gitexec.OID, error) {
+	for attempt := 0; attempt < maxRefRetries; attempt++ {
+		commit, err := en.commitShadowOnce(ctx, branch, headTree, changes, msg, sessionID, reset)
+		if !errors.Is(err, gitexec.ErrRefMoved) {
+			return commit, err
+		}
+	}
+	return "", fmt.Errorf("update %s: %w after %d attempts", branch, gitexec.ErrRefMoved, maxRefRetries)
+}
+
+// commitShadowOnce builds the checkpoint tree on top of HEAD's tree, keeps the other sessions'
 // overlays from the current tip (unless resetting), and moves the branch with compare-and-swap.
 // It returns "" when the tree equals the tip's (nothing to record).
-func (en *Engine) commitShadow(ctx context.Context, branch string, headTree gitexec.OID, changes []gitexec.TreeChange, msg, sessionID string, reset bool) (gitexec.OID, error) {
+func (en *Engine) commitShadowOnce(ctx context.Context, branch string, headTree gitexec.OID, changes []gitexec.TreeChange, msg, sessionID string, reset bool) (gitexec.OID, error) {
 	ref := gitexec.BranchRef(branch)
 	tip, exists, err := en.Repo.ResolveRef(ctx, ref)
 	if err != nil {

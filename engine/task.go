@@ -290,18 +290,12 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events
 	}
 	msg := subject + "\n\nEntire-Metadata-Task: " + trailer + "\nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
-	for attempt := 0; attempt < maxRefRetries; attempt++ {
-		commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
-		if errors.Is(err, gitexec.ErrRefMoved) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return []events.Event{en.event(events.TaskCheckpointWritten{Branch: branch, Commit: string(commit),
-			BaseCommit: head, ToolUseID: f.ToolUseID, Files: in.Files, Incremental: f.Incremental, Sequence: seq})}, nil
+	commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("task checkpoint on %s: %w", branch, gitexec.ErrRefMoved)
+	return []events.Event{en.event(events.TaskCheckpointWritten{Branch: branch, Commit: string(commit),
+		BaseCommit: head, ToolUseID: f.ToolUseID, Files: in.Files, Incremental: f.Incremental, Sequence: seq})}, nil
 }
 
 // ownOverlay keeps the session's existing overlay files from the shadow tip, except the

@@ -252,3 +252,16 @@ func (r *Repo) readCommit(ctx context.Context, rev string) (object, error) {
 	}
 	return obj, nil
 }
+
+// CommitTreeOID returns the tree of a commit, read through the long-lived cat-file process.
+func (r *Repo) CommitTreeOID(ctx context.Context, rev string) (OID, error) {
+	obj, err := r.readCommit(ctx, rev)
+	if err != nil {
+		return "", err
+	}
+	trees := headerFields(obj.data, "tree")
+	if len(trees) != 1 {
+		return "", fmt.Errorf("read commit %s: no tree header", rev)
+	}
+	return r.parseOIDLen(trees[0])
+}
