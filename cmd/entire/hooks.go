@@ -37,6 +37,20 @@ type hookRun struct {
 }
 
 func (c *hooksCmd) Run(e *env) error {
+	if c.Agent == "git" {
+		switch c.Verb {
+		case "commit-msg":
+			// A pure rewrite of the message file: no repository, settings or log needed.
+			if len(c.Args) > 0 {
+				_ = engine.CommitMsg(c.Args[0])
+			}
+			return nil
+		case "prepare-commit-msg", "post-commit":
+			if (c.Verb == "post-commit" || len(c.Args) > 0) && engine.GitHookIdle(e.cwd) {
+				return nil // no session to link or condense: cost nothing
+			}
+		}
+	}
 	h := &hookRun{e: e, started: time.Now()}
 	root := e.cwd
 	repo, repoErr := gitexec.Open(e.ctx, e.cwd)

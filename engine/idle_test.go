@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestGitHookIdle(t *testing.T) {
+	en := testRepo(t)
+	dir := en.Repo.TopLevel
+	t.Setenv("GIT_AUTHOR_NAME", "t")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@x")
+	t.Setenv("GIT_COMMITTER_NAME", "t")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@x")
+	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	head := gitIn(t, dir, "rev-parse", "HEAD")
+	if !GitHookIdle(dir) {
+		t.Fatal("a repository without sessions is not idle")
+	}
+	if got := readHead(filepath.Join(dir, ".git"), filepath.Join(dir, ".git")); got != head {
+		t.Fatalf("readHead = %q, want %q", got, head)
+	}
+	gitIn(t, dir, "pack-refs", "--all")
+	if got := readHead(filepath.Join(dir, ".git"), filepath.Join(dir, ".git")); got != head {
+		t.Fatalf("readHead from packed-refs = %q, want %q", got, head)
+	}
+
+	write := func(s State) {
+		t.Helper()
+		if err := en.Store.WriteSnapshot(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, _ := filepath.EvalSymlinks(dir)
+	ended := time.Unix(1, 0)
+	write(State{SessionID: "other", WorktreePath: "/elsewhere", Phase: PhaseActive})
+	if !GitHookIdle(dir) {
+		t.Fatal("a session of another worktree made this one busy")
+	}
+	write(State{SessionID: "old", WorktreePath: root, Phase: PhaseEnded, EndedAt: &ended, BaseCommit: "0123"})
+	if !GitHookIdle(dir) {
+		t.Fatal("an ended session without work made the hook busy")
+	}
+	write(State{SessionID: "old", WorktreePath: root, Phase: PhaseEnded, BaseCommit: head, LastCheckpointID: "0123456789ab"})
+	if GitHookIdle(dir) {
+		t.Fatal("an ended session based on HEAD (amend restores its trailer) was skipped")
+	}
+	write(State{SessionID: "old", WorktreePath: root, Phase: PhaseEnded, BaseCommit: "0123", FilesTouched: []string{"a"}})
+	if GitHookIdle(dir) {
+		t.Fatal("an ended session with uncondensed files was skipped")
+	}
+	write(State{SessionID: "old", WorktreePath: root, Phase: PhaseIdle, BaseCommit: "0123"})
+	if GitHookIdle(dir) {
+		t.Fatal("a live session was skipped")
+	}
+}
+
+func TestLocateGitLinkedWorktree(t *testing.T) {
+	en := testRepo(t)
+	dir := en.Repo.TopLevel
+	t.Setenv("GIT_AUTHOR_NAME", "t")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@x")
+	t.Setenv("GIT_COMMITTER_NAME", "t")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@x")
+	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitIn(t, dir, "worktree", "add", "-q", wt)
+	gitDir, common, ok := LocateGit(wt)
+	if !ok {
+		t.Fatal("linked worktree not located")
+	}
+	wantCommon, _ := filepath.EvalSymlinks(filepath.Join(dir, ".git"))
+	gotCommon, _ := filepath.EvalSymlinks(common)
+	if gotCommon != wantCommon || !strings.Contains(gitDir, filepath.Join(".git", "worktrees")) {
+		t.Fatalf("LocateGit = %q, %q; want common %q", gitDir, common, wantCommon)
+	}
+	if got, want := readHead(gitDir, common), gitIn(t, wt, "rev-parse", "HEAD"); got != want {
+		t.Fatalf("worktree HEAD = %q, want %q", got, want)
+	}
+}
