@@ -18,6 +18,10 @@ type cli struct {
 	Status  statusCmd  `cmd:"" help:"Show whether recording is on and list the sessions."`
 	Replay  replayCmd  `cmd:"" help:"Replay a session's journal event by event (debugging)."`
 	Explain explainCmd `cmd:"" help:"Show the checkpoints of this branch, or what happened in one checkpoint."`
+	Resume  resumeCmd  `cmd:"" help:"Check out a branch and restore its sessions' transcripts to continue them."`
+	Clean   cleanCmd   `cmd:"" help:"Preview, or with --force delete, orphaned shadow branches and session states."`
+	Doctor  doctorCmd  `cmd:"" help:"Find stuck sessions and condense, discard or skip them."`
+	Reset   resetCmd   `cmd:"" help:"Delete the sessions based on HEAD and HEAD's shadow branch (--session: one)."`
 	Version versionCmd `cmd:"" help:"Print the version."`
 	Hooks   hooksCmd   `cmd:"" hidden:"" help:"Entry points called by agents and git."`
 }

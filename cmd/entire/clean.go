@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/entirerec/entire/engine"
+)
+
+// cleanCmd is `entire clean` (spec §5.4, §10): list the shadow branches no session state
+// refers to and the session states nothing needs any more; delete them only with --force.
+type cleanCmd struct {
+	Force bool `short:"f" help:"Delete what the preview lists."`
+}
+
+func (c *cleanCmd) Run(e *env) error {
+	en, closeEngine, err := openEngine(e)
+	if err != nil {
+		return err
+	}
+	defer closeEngine()
+	plan, err := en.PlanClean(e.ctx)
+	if err != nil {
+		return err
+	}
+	if plan.Empty() {
+		fmt.Fprintln(e.stdout, "Nothing to clean.")
+		return nil
+	}
+	if len(plan.Branches) > 0 {
+		fmt.Fprintln(e.stdout, "Orphaned shadow branches (no session state refers to them):")
+		for _, b := range plan.Branches {
+			fmt.Fprintf(e.stdout, "  %s (%d temporary checkpoints, never condensed)\n", b.Name, b.Checkpoints)
+		}
+	}
+	if len(plan.States) > 0 {
+		fmt.Fprintln(e.stdout, "Orphaned session states (no shadow branch, no committed checkpoint):")
+		for _, o := range plan.States {
+			s := o.State
+			line := fmt.Sprintf("  %s (%s, started %s)", s.SessionID, s.Phase.Normalize(), s.StartedAt.UTC().Format("2006-01-02 15:04"))
+			if o.LostWork {
+				line += fmt.Sprintf("\n    it counts uncondensed work (%s), but its shadow branch %s is gone: that work can no longer be condensed",
+					engine.WorkSummary(s), engine.ShadowBranch(s.BaseCommit, s.WorktreeID))
+			}
+			fmt.Fprintln(e.stdout, line)
+		}
+	}
+	if !c.Force {
+		fmt.Fprintln(e.stdout, "Nothing was deleted. Run `entire clean --force` to delete them.")
+		return nil
+	}
+	return en.Clean(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, line) })
+}
+
+// openEngine opens the repository and an engine that logs to .entire/logs/entire.log, for
+// the commands that change recorded state; the closer releases both.
+func openEngine(e *env) (*engine.Engine, func(), error) {
+	repo, err := openRepo(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
+	return engine.New(repo, log, e.stderr), func() { closeLog(); repo.Close() }, nil
+}

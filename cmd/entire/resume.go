@@ -1,0 +1,147 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// resumeCmd is `entire resume <branch>` (spec §10): check out the branch, restore the
+// transcripts of its newest checkpoint, and print how to continue each session. Every check
+// runs before anything changes, so a refusal leaves the repository and the transcripts as
+// they were.
+type resumeCmd struct {
+	Branch string `arg:"" help:"Branch to check out and continue (local, or origin's)."`
+	Force  bool   `short:"f" help:"Overwrite local transcripts that have more lines than the checkpoint's."`
+}
+
+// resumeRemote is where resume looks for branches and records the clone lacks.
+const resumeRemote = "origin"
+
+func (c *resumeCmd) Run(e *env) error {
+	repo, err := openRepo(e)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
+	defer closeLog()
+	en := engine.New(repo, log, e.stderr)
+
+	target, err := engine.FindBranch(e.ctx, repo, c.Branch, resumeRemote)
+	if errors.Is(err, engine.ErrBranchNotFound) {
+		return fmt.Errorf("branch %q not found: it is not a local branch and %s/%s does not exist (git fetch %s?)",
+			c.Branch, resumeRemote, c.Branch, resumeRemote)
+	}
+	if err != nil {
+		return err
+	}
+	current, _, err := repo.HeadBranch(e.ctx)
+	if err != nil {
+		return err
+	}
+	switching := current != c.Branch
+	if switching {
+		if err := refuseUncommitted(e, repo); err != nil {
+			return err
+		}
+	}
+	plan, err := en.PlanResume(e.ctx, string(target.Ref), resumeRemote, func(agent, sid string) string {
+		if agent != engine.AgentClaudeCode {
+			return ""
+		}
+		return defaultTranscriptPath(repo.TopLevel, sid)
+	})
+	if err != nil {
+		return err
+	}
+	keep, err := c.decideNewer(plan.Restores)
+	if err != nil {
+		return err
+	}
+	if switching {
+		if err := repo.Checkout(e.ctx, target.Branch, target.Track); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Switched to branch '%s'\n", target.Branch)
+	}
+	if plan.Commit == nil {
+		fmt.Fprintf(e.stdout, "No commit on %s is linked to an Entire checkpoint; nothing to restore.\n", c.Branch)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Checkpoint %s (commit %s %s)\n", plan.Commit.CheckpointID, plan.Commit.SHA.Short(7), plan.Commit.Subject)
+	for _, why := range plan.Skipped {
+		fmt.Fprintf(e.stdout, "  skipped: %s\n", why)
+	}
+	for _, r := range plan.Restores {
+		switch {
+		case keep[r.SessionID]:
+			fmt.Fprintf(e.stdout, "  kept the newer local transcript of %s: %s\n", r.SessionID, r.Path)
+		case r.Status == engine.RestoreUpToDate:
+			fmt.Fprintf(e.stdout, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
+		default:
+			if err := engine.WriteTranscript(r); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "  restored transcript of %s (%d lines): %s\n", r.SessionID, r.Lines, r.Path)
+		}
+	}
+	if len(plan.Restores) > 0 {
+		fmt.Fprintln(e.stdout, "\nTo continue:")
+		for _, r := range plan.Restores {
+			fmt.Fprintf(e.stdout, "  %s\n", engine.ResumeCommand(r.Agent, r.SessionID))
+		}
+	}
+	return nil
+}
+
+// decideNewer settles local transcripts that are newer than the checkpoint's: --force
+// overwrites them, a person is asked (default: keep), and without a terminal resume refuses.
+// It returns the sessions whose local transcript is kept.
+func (c *resumeCmd) decideNewer(restores []engine.TranscriptRestore) (map[string]bool, error) {
+	keep := map[string]bool{}
+	var refused []string
+	term := newTerminal()
+	for _, r := range restores {
+		if r.Status != engine.RestoreLocalNewer || c.Force {
+			continue
+		}
+		what := fmt.Sprintf("%s has %d lines, the checkpoint's transcript of %s has %d", r.Path, r.LocalLines, r.SessionID, r.Lines)
+		if !term.Available() {
+			refused = append(refused, what)
+			continue
+		}
+		if !term.Confirm([]string{"The local transcript is newer: " + what + "."}, "Overwrite it? [y/N] ", false) {
+			keep[r.SessionID] = true
+		}
+	}
+	if len(refused) > 0 {
+		return nil, fmt.Errorf("local transcript newer than the checkpoint's, not overwritten:\n  %s\nnothing was changed; run with --force to overwrite",
+			strings.Join(refused, "\n  "))
+	}
+	return keep, nil
+}
+
+// refuseUncommitted refuses to switch branches over uncommitted changes to tracked files, as
+// git does before a checkout would lose them. Untracked files and .entire/ do not count.
+func refuseUncommitted(e *env, repo *gitexec.Repo) error {
+	st, err := repo.Status(e.ctx)
+	if err != nil {
+		return err
+	}
+	var dirty []string
+	for _, s := range st {
+		if s.Untracked() || s.Path == ".entire" || strings.HasPrefix(s.Path, ".entire/") {
+			continue
+		}
+		dirty = append(dirty, s.Path)
+	}
+	if len(dirty) == 0 {
+		return nil
+	}
+	return fmt.Errorf("your local changes would be left behind by switching branches:\n  %s\nplease commit or stash them before you resume",
+		strings.Join(dirty, "\n  "))
+}

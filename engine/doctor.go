@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// `entire doctor` (spec §5.4, §10): sessions that will never reach a commit by themselves
+// ("stuck") are condensed into a checkpoint of their own, discarded, or left alone.
+//
+// Condensing here has no user commit: the session's work goes into a committed checkpoint
+// with a new ID through the same condense effect a linked commit uses, but no commit carries
+// an Entire-Checkpoint trailer for it (explain finds it by ID; the journal records the
+// session's base commit as the condensation's commit). A session still marked active is
+// first stopped through the run loop with a SessionStopped event, which also finalizes the
+// checkpoints of its interrupted turn.
+
+// stuckQuiet is how long an active session may go without an interaction before it is stuck.
+const stuckQuiet = time.Hour
+
+// DoctorAction is what doctor does with a stuck session.
+type DoctorAction int
+
+// The three choices for a stuck session.
+const (
+	DoctorSkip DoctorAction = iota
+	DoctorCondense
+	DoctorDiscard
+)
+
+// String is the action's name as the preview prints it.
+func (a DoctorAction) String() string {
+	switch a {
+	case DoctorCondense:
+		return "condense"
+	case DoctorDiscard:
+		return "discard"
+	}
+	return "skip"
+}
+
+// StuckSession is a session doctor reports.
+type StuckSession struct {
+	State        State
+	Branch       string // its shadow branch
+	BranchExists bool
+	Reason       string
+	Default      DoctorAction // condense when it has uncondensed work, discard otherwise
+}
+
+// FindStuck lists the stuck sessions: active without an interaction for stuckQuiet (or ever),
+// or ended with checkpoints and an existing shadow branch (spec §5.4).
+func (en *Engine) FindStuck(ctx context.Context) ([]StuckSession, error) {
+	states, err := en.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	branches, err := en.shadowBranches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []StuckSession
+	for _, s := range states {
+		st := StuckSession{State: s, Branch: ShadowBranch(s.BaseCommit, s.WorktreeID)}
+		_, st.BranchExists = branches[st.Branch]
+		switch s.Phase.Normalize() {
+		case PhaseActive:
+			if s.LastInteractionTime == nil {
+				st.Reason = "active, never interacted"
+			} else if quiet := en.Now().Sub(*s.LastInteractionTime); quiet >= stuckQuiet {
+				st.Reason = fmt.Sprintf("active, no interaction for %s", quiet.Truncate(time.Minute))
+			}
+		case PhaseEnded:
+			if s.CheckpointCount > 0 && st.BranchExists {
+				st.Reason = "ended with uncondensed checkpoints"
+			}
+		}
+		if st.Reason == "" {
+			continue
+		}
+		st.Default = DoctorDiscard
+		if s.HasNewContent() {
+			st.Default = DoctorCondense
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// CondenseStuck writes a stuck session's uncondensed work into a committed checkpoint with a
+// new ID and returns the ID; its shadow branch is deleted unless another session needs it.
+func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) {
+	others, err := en.Store.List() // before Open: listing reads journals under their lock
+	if err != nil {
+		return "", err
+	}
+	if _, ok := findState(others, id); !ok {
+		return "", fmt.Errorf("%w: %s", ErrSessionNotFound, id)
+	}
+	branch, _, err := en.Repo.HeadBranch(ctx)
+	if err != nil {
+		return "", err
+	}
+	cpID, err := NewCheckpointID()
+	if err != nil {
+		return "", err
+	}
+	sess, err := en.Store.Open(id)
+	if err != nil {
+		return "", err
+	}
+	defer closeSession(en, sess)
+	if !sess.State.HasNewContent() {
+		return "", fmt.Errorf("session %s has no uncondensed work", id)
+	}
+	if sess.State.Phase.Normalize() == PhaseActive {
+		if err := en.run(ctx, sess, en.event(events.SessionStopped{SessionID: id, Reason: "entire doctor"})); err != nil {
+			return "", err
+		}
+	}
+	s := sess.State
+	shadow := ShadowBranch(s.BaseCommit, s.WorktreeID)
+	res, err := en.condense(ctx, s, Condense{Commit: events.GitCommitted{
+		Commit: s.BaseCommit, CheckpointID: cpID, Branch: branch, Files: s.FilesTouched,
+	}})
+	if err != nil {
+		return "", err
+	}
+	if err := sess.Append(res...); err != nil {
+		return "", err
+	}
+	if !branchNeeded(others, id, shadow) {
+		en.deleteShadow(ctx, sess, shadow, nil)
+	}
+	return cpID, nil
+}
+
+// DiscardSession deletes a session's state, and its shadow branch unless another session
+// refers to it, reporting each step through done.
+func (en *Engine) DiscardSession(ctx context.Context, id string, done func(string)) error {
+	states, err := en.Store.List()
+	if err != nil {
+		return err
+	}
+	s, ok := findState(states, id)
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrSessionNotFound, id)
+	}
+	if err := en.removeState(id); err != nil {
+		return err
+	}
+	done("Deleted session state " + id)
+	shadow := ShadowBranch(s.BaseCommit, s.WorktreeID)
+	for _, o := range states {
+		if o.SessionID != id && ShadowBranch(o.BaseCommit, o.WorktreeID) == shadow {
+			return nil
+		}
+	}
+	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(shadow))
+	if err != nil || !ok {
+		return err
+	}
+	if err := en.deleteBranch(ctx, shadow, tip); err != nil {
+		return err
+	}
+	done("Deleted shadow branch " + shadow)
+	return nil
+}
+
+// branchNeeded reports whether a session other than id is active or has uncondensed work on
+// the shadow branch.
+func branchNeeded(states []State, id, branch string) bool {
+	for _, o := range states {
+		if o.SessionID != id && ShadowBranch(o.BaseCommit, o.WorktreeID) == branch &&
+			(o.HasNewContent() || o.Phase.Normalize() == PhaseActive) {
+			return true
+		}
+	}
+	return false
+}

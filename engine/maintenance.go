@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+// Maintenance commands (spec §5.4, §10): `entire clean` removes what no session needs any
+// more, `entire reset` forgets the current HEAD's sessions. Each is split into a Plan, which
+// only reads and says what would go and why, and an apply step the command runs after
+// previewing the plan (and, for anything that loses work, only with --force).
+// `entire doctor` lives in doctor.go.
+
+// orphanAge is how long a session state must have been quiet before clean may remove it.
+const orphanAge = 10 * time.Minute
+
+// ErrSessionNotFound reports a session ID without a state file.
+var ErrSessionNotFound = errors.New("session not found")
+
+// OrphanBranch is a shadow branch that no session state refers to.
+type OrphanBranch struct {
+	Name        string
+	Tip         gitexec.OID
+	Checkpoints int // temporary checkpoints on it: uncondensed work nobody can condense
+}
+
+// OrphanState is a session state clean would delete.
+type OrphanState struct {
+	State State
+	// LostWork: the state counts uncondensed work, but its shadow branch is gone, so the work
+	// can no longer be condensed. The preview must say so.
+	LostWork bool
+}
+
+// CleanPlan is what clean found.
+type CleanPlan struct {
+	Branches []OrphanBranch
+	States   []OrphanState
+}
+
+// Empty reports whether there is nothing to clean.
+func (p CleanPlan) Empty() bool { return len(p.Branches) == 0 && len(p.States) == 0 }
+
+// PlanClean finds orphaned shadow branches (no state refers to them as
+// ShadowBranch(base_commit, worktree_id)) and orphaned states: quiet for orphanAge, no shadow
+// branch, and no committed checkpoint naming the session.
+func (en *Engine) PlanClean(ctx context.Context) (CleanPlan, error) {
+	var plan CleanPlan
+	states, err := en.Store.List()
+	if err != nil {
+		return plan, err
+	}
+	branches, err := en.shadowBranches(ctx)
+	if err != nil {
+		return plan, err
+	}
+	used := map[string]bool{}
+	for _, s := range states {
+		used[ShadowBranch(s.BaseCommit, s.WorktreeID)] = true
+	}
+	for name, tip := range branches {
+		if used[name] {
+			continue
+		}
+		tcs, err := ListTemporaryOn(ctx, en.Repo, name)
+		if err != nil {
+			return plan, err
+		}
+		plan.Branches = append(plan.Branches, OrphanBranch{Name: name, Tip: tip, Checkpoints: len(tcs)})
+	}
+	slices.SortFunc(plan.Branches, func(a, b OrphanBranch) int { return strings.Compare(a.Name, b.Name) })
+	var committed map[string]bool
+	for _, s := range states {
+		if _, ok := branches[ShadowBranch(s.BaseCommit, s.WorktreeID)]; ok || en.Now().Sub(lastActivity(s)) < orphanAge {
+			continue
+		}
+		if committed == nil {
+			if committed, err = en.committedSessions(ctx); err != nil {
+				return plan, err
+			}
+		}
+		if !committed[s.SessionID] {
+			plan.States = append(plan.States, OrphanState{State: s, LostWork: s.HasNewContent()})
+		}
+	}
+	return plan, nil
+}
+
+// Clean deletes what PlanClean found, each branch only if it has not moved since, and
+// reports each step through done.
+func (en *Engine) Clean(ctx context.Context, plan CleanPlan, done func(string)) error {
+	var errs []error
+	for _, b := range plan.Branches {
+		if err := en.deleteBranch(ctx, b.Name, b.Tip); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done("Deleted shadow branch " + b.Name)
+	}
+	for _, o := range plan.States {
+		if err := en.removeState(o.State.SessionID); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done("Deleted session state " + o.State.SessionID)
+	}
+	return errors.Join(errs...)
+}
+
+// ResetPlan is what reset would delete.
+type ResetPlan struct {
+	Sessions []State
+	Branch   string      // the shadow branch to delete; "" when another session still uses it
+	Tip      gitexec.OID // its tip; "" when it does not exist
+	Risks    []string    // why this needs --force: active sessions, uncondensed work
+}
+
+// PlanReset targets the sessions based on HEAD in this worktree and HEAD's shadow branch, or,
+// with sessionID, that one session and its shadow branch unless another session uses it.
+func (en *Engine) PlanReset(ctx context.Context, sessionID string) (ResetPlan, error) {
+	var plan ResetPlan
+	states, err := en.Store.List()
+	if err != nil {
+		return plan, err
+	}
+	if sessionID != "" {
+		s, ok := findState(states, sessionID)
+		if !ok {
+			return plan, fmt.Errorf("%w: %s", ErrSessionNotFound, sessionID)
+		}
+		plan.Sessions, plan.Branch = []State{s}, ShadowBranch(s.BaseCommit, s.WorktreeID)
+		for _, o := range states {
+			if o.SessionID != s.SessionID && ShadowBranch(o.BaseCommit, o.WorktreeID) == plan.Branch {
+				plan.Branch = ""
+			}
+		}
+	} else {
+		head, ok, err := en.Repo.Head(ctx)
+		if err != nil || !ok {
+			return plan, err
+		}
+		wt := en.Repo.WorktreeID()
+		for _, s := range states {
+			if s.BaseCommit == string(head) && s.WorktreeID == wt {
+				plan.Sessions = append(plan.Sessions, s)
+			}
+		}
+		plan.Branch = ShadowBranch(string(head), wt)
+	}
+	if plan.Branch != "" {
+		tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(plan.Branch))
+		if err != nil {
+			return plan, err
+		}
+		if ok {
+			plan.Tip = tip
+			plan.Risks = append(plan.Risks, "shadow branch "+plan.Branch+" holds temporary checkpoints")
+		} else {
+			plan.Branch = ""
+		}
+	}
+	for _, s := range plan.Sessions {
+		if s.Phase.Normalize() == PhaseActive {
+			plan.Risks = append(plan.Risks, "session "+s.SessionID+" is active")
+		}
+		if s.HasNewContent() {
+			plan.Risks = append(plan.Risks, "session "+s.SessionID+" has uncondensed work: "+WorkSummary(s))
+		}
+	}
+	return plan, nil
+}
+
+// Reset deletes the planned session states and shadow branch, reporting each step.
+func (en *Engine) Reset(ctx context.Context, plan ResetPlan, done func(string)) error {
+	var errs []error
+	for _, s := range plan.Sessions {
+		if err := en.removeState(s.SessionID); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done("Deleted session state " + s.SessionID)
+	}
+	if plan.Branch != "" {
+		if err := en.deleteBranch(ctx, plan.Branch, plan.Tip); err != nil {
+			errs = append(errs, err)
+		} else {
+			done("Deleted shadow branch " + plan.Branch)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// WorkSummary describes a state's uncondensed work ("" when none).
+func WorkSummary(s State) string {
+	var parts []string
+	if s.CheckpointCount > 0 {
+		parts = append(parts, fmt.Sprintf("%d checkpoints", s.CheckpointCount))
+	}
+	if n := len(s.FilesTouched); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d files touched", n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shadowBranches lists the shadow branches (spec §1.1) and their tips.
+func (en *Engine) shadowBranches(ctx context.Context) (map[string]gitexec.OID, error) {
+	refs, err := en.Repo.ForEachRef(ctx, "refs/heads/entire/")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]gitexec.OID{}
+	for _, r := range refs {
+		if name := strings.TrimPrefix(string(r.Name), "refs/heads/"); IsShadowBranch(name) {
+			out[name] = r.OID
+		}
+	}
+	return out, nil
+}
+
+// committedSessions are the session IDs of every slot of every committed checkpoint.
+func (en *Engine) committedSessions(ctx context.Context) (map[string]bool, error) {
+	rd, err := NewReader(ctx, en.Repo)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := rd.ListCommitted(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, id := range ids {
+		cp, err := rd.ReadCheckpointInfo(ctx, id)
+		if err != nil {
+			en.Log.Warn("clean: unreadable checkpoint", "checkpoint_id", id, "error", err.Error())
+			continue
+		}
+		for _, s := range cp.Slots {
+			out[s.Meta.SessionID] = true
+		}
+	}
+	return out, nil
+}
+
+// deleteBranch deletes a branch if it still points at tip (compare-and-swap).
+func (en *Engine) deleteBranch(ctx context.Context, name string, tip gitexec.OID) error {
+	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: gitexec.BranchRef(name), Old: tip}}); err != nil {
+		return fmt.Errorf("delete shadow branch %s: %w", name, err)
+	}
+	en.Log.Info("deleted shadow branch", "branch", name, "tip", string(tip))
+	return nil
+}
+
+// removeState deletes a session's journal and snapshot. It takes the journal's lock first, so
+// a hook writing the session finishes before the files go. Callers must not hold the session
+// open themselves (the lock is not reentrant).
+func (en *Engine) removeState(id string) error {
+	sess, err := en.Store.Open(id)
+	if err != nil {
+		en.Log.Warn("remove session state without its lock", "session_id", id, "error", err.Error())
+	}
+	var errs []error
+	for _, p := range []string{en.Store.JournalPath(id), en.Store.StatePath(id)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove session state: %w", err))
+		}
+	}
+	if sess != nil {
+		_ = sess.Close() // may rewrite a snapshot for a repaired journal: removed again below
+		if err := os.Remove(en.Store.StatePath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove session state: %w", err))
+		}
+	}
+	en.Log.Info("removed session state", "session_id", id)
+	return errors.Join(errs...)
+}
+
+// lastActivity is the later of a session's start and its last interaction.
+func lastActivity(s State) time.Time {
+	if s.LastInteractionTime != nil && s.LastInteractionTime.After(s.StartedAt) {
+		return *s.LastInteractionTime
+	}
+	return s.StartedAt
+}
+
+func findState(states []State, id string) (State, bool) {
+	for _, s := range states {
+		if s.SessionID == id {
+			return s, true
+		}
+	}
+	return State{}, false
+}

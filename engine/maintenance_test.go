@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+var mtNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// mtEngine is an engine on a hermetic repository with one commit on main, and a fixed clock.
+func mtEngine(t *testing.T) (*Engine, string) {
+	t.Helper()
+	repo := rdRepo(t)
+	head := rdCommit(t, repo, "refs/heads/main", "", "init", map[string]string{"README": "hi\n"})
+	en := New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), &bytes.Buffer{})
+	en.Now = func() time.Time { return mtNow }
+	return en, string(head)
+}
+
+// mtState writes a session-state snapshot.
+func mtState(t *testing.T, en *Engine, s State) {
+	t.Helper()
+	if s.StartedAt.IsZero() {
+		s.StartedAt = mtNow.Add(-time.Hour)
+	}
+	if err := en.Store.WriteSnapshot(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mtBranch points a new branch at commit.
+func mtBranch(t *testing.T, en *Engine, name, commit string) {
+	t.Helper()
+	if err := en.Repo.UpdateRefs(context.Background(), []gitexec.RefUpdate{{Name: gitexec.BranchRef(name), New: gitexec.OID(commit)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mtBranchExists(t *testing.T, en *Engine, name string) bool {
+	t.Helper()
+	_, ok, err := en.Repo.ResolveRef(context.Background(), gitexec.BranchRef(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+func mtIDs(t *testing.T, en *Engine) []string {
+	t.Helper()
+	ids, err := en.Store.IDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func ago(d time.Duration) *time.Time { t := mtNow.Add(-d); return &t }
+
+func TestPlanCleanRules(t *testing.T) {
+	ctx := context.Background()
+	en, head := mtEngine(t)
+	const id = "a1b2c3d4e5f6"
+	files := rdSlotFiles(id, "0", "condensed")
+	files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
+	rdCommit(t, en.Repo, string(metaRef), "", "Checkpoint: "+id, files)
+	live := ShadowBranch(head, "")
+	mtBranch(t, en, live, head)
+	orphanTip := rdCommit(t, en.Repo, "refs/heads/entire/abcdef0-e3b0c4", "", "cp\n\nEntire-Session: ghost\n", map[string]string{"g": "g\n"})
+	for _, s := range []State{
+		{SessionID: "live", BaseCommit: head},
+		{SessionID: "stale", BaseCommit: strings.Repeat("1", 40)},
+		{SessionID: "lost", BaseCommit: strings.Repeat("2", 40), CheckpointCount: 2, FilesTouched: []string{"x"}},
+		{SessionID: "recent", BaseCommit: strings.Repeat("3", 40), StartedAt: mtNow.Add(-5 * time.Minute)},
+		{SessionID: "busy", BaseCommit: strings.Repeat("4", 40), LastInteractionTime: ago(time.Minute)},
+		{SessionID: "condensed", BaseCommit: strings.Repeat("5", 40)},
+	} {
+		mtState(t, en, s)
+	}
+	plan, err := en.PlanClean(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Branches) != 1 || plan.Branches[0] != (OrphanBranch{Name: "entire/abcdef0-e3b0c4", Tip: orphanTip, Checkpoints: 1}) {
+		t.Fatalf("orphan branches = %+v", plan.Branches)
+	}
+	var got []string
+	for _, o := range plan.States {
+		got = append(got, o.State.SessionID)
+		if o.LostWork != (o.State.SessionID == "lost") {
+			t.Errorf("%s: LostWork = %v", o.State.SessionID, o.LostWork)
+		}
+	}
+	if !slices.Equal(got, []string{"lost", "stale"}) {
+		t.Fatalf("orphan states = %v, want [lost stale]", got)
+	}
+	var done []string
+	if err := en.Clean(ctx, plan, func(s string) { done = append(done, s) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 3 || mtBranchExists(t, en, "entire/abcdef0-e3b0c4") || !mtBranchExists(t, en, live) {
+		t.Fatalf("after clean: done=%v", done)
+	}
+	if ids := mtIDs(t, en); !slices.Equal(ids, []string{"busy", "condensed", "live", "recent"}) {
+		t.Fatalf("states left = %v", ids)
+	}
+}
+
+func TestPlanReset(t *testing.T) {
+	ctx := context.Background()
+	en, head := mtEngine(t)
+	shadow := ShadowBranch(head, "")
+	mtBranch(t, en, shadow, head)
+	mtState(t, en, State{SessionID: "a", BaseCommit: head, Phase: PhaseIdle})
+	mtState(t, en, State{SessionID: "b", BaseCommit: head, Phase: PhaseActive})
+	mtState(t, en, State{SessionID: "c", BaseCommit: strings.Repeat("1", 40)})
+
+	if _, err := en.PlanReset(ctx, "nope"); !errors.Is(err, ErrSessionNotFound) {
+		t.Fatalf("PlanReset(nope) = %v, want ErrSessionNotFound", err)
+	}
+	all, err := en.PlanReset(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Sessions) != 2 || all.Branch != shadow || len(all.Risks) != 2 {
+		t.Fatalf("HEAD plan = %+v", all)
+	}
+	one, err := en.PlanReset(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Sessions) != 1 || one.Branch != "" || len(one.Risks) != 0 {
+		t.Fatalf("plan for a = %+v (b still uses the branch, a has no work)", one)
+	}
+	if err := en.Reset(ctx, one, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := mtIDs(t, en); !slices.Equal(ids, []string{"b", "c"}) || !mtBranchExists(t, en, shadow) {
+		t.Fatalf("after reset a: states %v", ids)
+	}
+	all, _ = en.PlanReset(ctx, "")
+	if err := en.Reset(ctx, all, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := mtIDs(t, en); !slices.Equal(ids, []string{"c"}) || mtBranchExists(t, en, shadow) {
+		t.Fatalf("after reset: states %v", ids)
+	}
+}
+
+func TestFindStuck(t *testing.T) {
+	en, head := mtEngine(t)
+	mtBranch(t, en, ShadowBranch(head, ""), head)
+	for _, s := range []State{
+		{SessionID: "quiet", BaseCommit: head, Phase: PhaseActive, LastInteractionTime: ago(2 * time.Hour)},
+		{SessionID: "never", BaseCommit: head, Phase: PhaseActive, FilesTouched: []string{"a"}},
+		{SessionID: "fresh", BaseCommit: head, Phase: PhaseActive, LastInteractionTime: ago(5 * time.Minute)},
+		{SessionID: "ended", BaseCommit: head, Phase: PhaseEnded, CheckpointCount: 1},
+		{SessionID: "gone", BaseCommit: strings.Repeat("1", 40), Phase: PhaseEnded, CheckpointCount: 1},
+		{SessionID: "idle", BaseCommit: head, Phase: PhaseIdle, CheckpointCount: 3},
+	} {
+		mtState(t, en, s)
+	}
+	stuck, err := en.FindStuck(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]DoctorAction{}
+	for _, s := range stuck {
+		got[s.State.SessionID] = s.Default
+	}
+	want := map[string]DoctorAction{"quiet": DoctorDiscard, "never": DoctorCondense, "ended": DoctorCondense}
+	if len(got) != len(want) {
+		t.Fatalf("stuck = %v, want %v", got, want)
+	}
+	for id, a := range want {
+		if got[id] != a {
+			t.Errorf("%s: default %v, want %v", id, got[id], a)
+		}
+	}
+}
+
+func TestCondenseStuckAndDiscard(t *testing.T) {
+	ctx := context.Background()
+	en, head := mtEngine(t)
+	shadow := ShadowBranch(head, "")
+	mtBranch(t, en, shadow, head)
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	data := rdLine1 + "\n" + rdLine2 + "\n"
+	if err := os.WriteFile(transcript, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mtState(t, en, State{SessionID: "work", BaseCommit: head, Phase: PhaseActive, AgentType: AgentClaudeCode,
+		CheckpointCount: 2, FilesTouched: []string{"a.txt"}, TranscriptPath: transcript})
+	mtState(t, en, State{SessionID: "idle", BaseCommit: strings.Repeat("1", 40), Phase: PhaseActive})
+
+	id, err := en.CondenseStuck(ctx, "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := rdReader(t, en.Repo).ReadCheckpoint(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cp.Slots[0].Meta; m.SessionID != "work" || m.CheckpointsCount != 2 || string(cp.Slots[0].Transcript) != data {
+		t.Fatalf("checkpoint slot = %+v, transcript %q", m, cp.Slots[0].Transcript)
+	}
+	s, err := en.Store.Peek("work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Phase != PhaseEnded || s.HasNewContent() || s.LastCheckpointID != id || mtBranchExists(t, en, shadow) {
+		t.Fatalf("after condense: %+v", s)
+	}
+	if _, err := en.CondenseStuck(ctx, "idle"); err == nil {
+		t.Fatal("condensing a session without work succeeded")
+	}
+	if err := en.DiscardSession(ctx, "idle", func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := mtIDs(t, en); !slices.Equal(ids, []string{"work"}) {
+		t.Fatalf("states left = %v", ids)
+	}
+}

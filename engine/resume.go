@@ -1,0 +1,212 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+// Resume (spec §10): find a branch's newest linked commit, read its checkpoint (fetching the
+// remote's record when the local one lacks it), and plan writing every session's transcript
+// back to where its agent looks for it. Planning changes nothing; the caller decides what to
+// do about local transcripts that are newer than the checkpoint's, then calls WriteTranscript.
+
+// ErrBranchNotFound reports a branch that is neither local nor a remote-tracking branch.
+var ErrBranchNotFound = errors.New("branch not found")
+
+// BranchTarget is the branch resume switches to.
+type BranchTarget struct {
+	Branch string
+	Ref    gitexec.RefName // the ref holding its commits
+	Track  gitexec.RefName // the remote-tracking ref to create the branch from; "" when it is local
+}
+
+// FindBranch finds a local branch, else remote's branch of that name (to be created from it).
+func FindBranch(ctx context.Context, repo *gitexec.Repo, branch, remote string) (BranchTarget, error) {
+	local := gitexec.BranchRef(branch)
+	if _, ok, err := repo.ResolveRef(ctx, local); err != nil || ok {
+		return BranchTarget{Branch: branch, Ref: local}, err
+	}
+	if remote != "" {
+		tracking := gitexec.RefName("refs/remotes/" + remote + "/" + branch)
+		if _, ok, err := repo.ResolveRef(ctx, tracking); err != nil || ok {
+			return BranchTarget{Branch: branch, Ref: tracking, Track: tracking}, err
+		}
+	}
+	return BranchTarget{}, fmt.Errorf("%w: %s", ErrBranchNotFound, branch)
+}
+
+// RestoreStatus says what resume does with one session's transcript.
+type RestoreStatus int
+
+// The outcomes of comparing the checkpoint's transcript with the local file.
+const (
+	RestoreWrite      RestoreStatus = iota // missing or older locally: write it
+	RestoreUpToDate                        // the local file already has exactly this content
+	RestoreLocalNewer                      // the local file has more lines: ask, or need --force
+)
+
+// TranscriptRestore is one session's transcript as resume would write it.
+type TranscriptRestore struct {
+	SessionID  string
+	Agent      string
+	Path       string // absolute destination
+	Data       []byte // the checkpoint's transcript
+	Lines      int    // lines in Data
+	LocalLines int    // lines in the local file (0 when missing)
+	Status     RestoreStatus
+}
+
+// ResumePlan is what resume found for a branch.
+type ResumePlan struct {
+	Commit     *LinkedCommit // the newest linked commit; nil when the branch has none
+	Checkpoint *Checkpoint
+	Restores   []TranscriptRestore
+	Skipped    []string // why some slots cannot be restored, one line each
+}
+
+// DefaultTranscriptFunc is an agent's default transcript location for a session, "" if unknown.
+type DefaultTranscriptFunc func(agent, sessionID string) string
+
+// resumeScan bounds how many linked commits resume reads to find the newest.
+const resumeScan = 20
+
+// PlanResume reads the newest checkpoint linked from rev and plans its transcripts' restore.
+// When the local record lacks that checkpoint it fetches remote's ("" disables fetching).
+func (en *Engine) PlanResume(ctx context.Context, rev, remote string, def DefaultTranscriptFunc) (*ResumePlan, error) {
+	linked, err := LinkedCommits(ctx, en.Repo, rev, "", resumeScan)
+	if err != nil || len(linked) == 0 {
+		return &ResumePlan{}, err
+	}
+	plan := &ResumePlan{Commit: &linked[0]}
+	rd, err := en.ReaderWithCheckpoint(ctx, linked[0].CheckpointID, remote)
+	if err != nil {
+		return nil, err
+	}
+	if plan.Checkpoint, err = rd.ReadCheckpoint(ctx, linked[0].CheckpointID); err != nil {
+		if errors.Is(err, ErrCheckpointNotFound) {
+			return nil, fmt.Errorf("checkpoint %s of commit %s is neither in the local record nor on %q",
+				linked[0].CheckpointID, linked[0].SHA.Short(7), remote)
+		}
+		return nil, err
+	}
+	for _, s := range plan.Checkpoint.Slots {
+		r, why := en.restoreFor(s, def)
+		if why != "" {
+			plan.Skipped = append(plan.Skipped, why)
+			continue
+		}
+		plan.Restores = append(plan.Restores, r)
+	}
+	return plan, nil
+}
+
+// ReaderWithCheckpoint returns a reader of the metadata branch that has checkpoint id, fetching
+// remote's entire/checkpoints/v1 first when the local record lacks it. A reader without the
+// checkpoint comes back when remote is "" or not a configured remote, or has no such record.
+func (en *Engine) ReaderWithCheckpoint(ctx context.Context, id, remote string) (*Reader, error) {
+	rd, err := NewReader(ctx, en.Repo)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := rd.Resolve(ctx, id); !errors.Is(err, ErrCheckpointNotFound) || remote == "" {
+		return rd, nil
+	}
+	if ok, err := en.Repo.RemoteConfigured(ctx, remote); err != nil || !ok {
+		return rd, err
+	}
+	fmt.Fprintf(en.Stderr, "Checkpoint %s is not in the local record; fetching %s from %s...\n", id, MetadataBranch, remote)
+	if err := en.FetchRecord(ctx, remote); err != nil {
+		return nil, fmt.Errorf("fetch %s from %s: %w", MetadataBranch, remote, err)
+	}
+	return NewReader(ctx, en.Repo)
+}
+
+// restoreFor plans one slot, or says why it cannot be restored (spec §3.9: no session ID, no
+// or unknown agent, no transcript).
+func (en *Engine) restoreFor(s Slot, def DefaultTranscriptFunc) (TranscriptRestore, string) {
+	m := s.Meta
+	switch {
+	case m.SessionID == "":
+		return TranscriptRestore{}, "a session slot without a session ID was skipped"
+	case ResumeCommand(m.Agent, m.SessionID) == "":
+		return TranscriptRestore{}, fmt.Sprintf("session %s: agent %q cannot be resumed", m.SessionID, m.Agent)
+	case s.Transcript == nil:
+		return TranscriptRestore{}, fmt.Sprintf("session %s: the checkpoint has no transcript", m.SessionID)
+	}
+	path := en.transcriptDestination(m, def)
+	if path == "" {
+		return TranscriptRestore{}, fmt.Sprintf("session %s: no known transcript location", m.SessionID)
+	}
+	r := TranscriptRestore{SessionID: m.SessionID, Agent: m.Agent, Path: path, Data: s.Transcript, Lines: countLines(s.Transcript)}
+	local, err := os.ReadFile(path)
+	switch {
+	case err != nil:
+		r.Status = RestoreWrite
+	case bytes.Equal(local, s.Transcript):
+		r.LocalLines, r.Status = r.Lines, RestoreUpToDate
+	default:
+		r.LocalLines = countLines(local)
+		r.Status = RestoreWrite
+		if r.LocalLines > r.Lines {
+			r.Status = RestoreLocalNewer
+		}
+	}
+	return r, ""
+}
+
+// transcriptDestination is the metadata's transcript_path under $HOME, else the local session
+// state's transcript path, else the agent's default location (spec §13).
+func (en *Engine) transcriptDestination(m CommittedMetadata, def DefaultTranscriptFunc) string {
+	if rel := filepath.FromSlash(m.TranscriptPath); rel != "" && en.Home != "" && filepath.IsLocal(rel) {
+		return filepath.Join(en.Home, rel)
+	}
+	if s, err := en.Store.Peek(m.SessionID); err == nil && filepath.IsAbs(s.TranscriptPath) {
+		return s.TranscriptPath
+	}
+	if def != nil {
+		return def(m.Agent, m.SessionID)
+	}
+	return ""
+}
+
+// ResumeCommand is the shell command that continues a session, "" for an unknown agent.
+func ResumeCommand(agent, sessionID string) string {
+	switch agent {
+	case AgentClaudeCode:
+		return "claude -r " + sessionID
+	case "Gemini CLI":
+		return "gemini --resume " + sessionID
+	}
+	return ""
+}
+
+// WriteTranscript writes a restored transcript atomically, creating its directory.
+func WriteTranscript(r TranscriptRestore) error {
+	if err := os.MkdirAll(filepath.Dir(r.Path), 0o750); err != nil {
+		return fmt.Errorf("restore transcript: %w", err)
+	}
+	tmp := r.Path + ".entire-tmp"
+	if err := os.WriteFile(tmp, r.Data, 0o600); err != nil {
+		return fmt.Errorf("restore transcript: %w", err)
+	}
+	if err := os.Rename(tmp, r.Path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("restore transcript: %w", err)
+	}
+	return nil
+}
+
+// countLines counts lines, a final line without a newline included.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}

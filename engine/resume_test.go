@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+func TestRestoreFor(t *testing.T) {
+	home := t.TempDir()
+	en := &Engine{Home: home, Store: NewStore(t.TempDir())}
+	def := func(agent, sid string) string { return filepath.Join(home, "default", sid+".jsonl") }
+	rel := ".claude/projects/p/s.jsonl"
+	abs := filepath.Join(home, filepath.FromSlash(rel))
+	data := []byte("a\nb\n")
+	slot := func(agent, path string, transcript []byte) Slot {
+		return Slot{Meta: CommittedMetadata{SessionID: "s", Agent: agent, TranscriptPath: path}, Transcript: transcript}
+	}
+	for _, tc := range []struct {
+		name   string
+		slot   Slot
+		local  string // "" = no local file
+		want   RestoreStatus
+		path   string
+		reason string // non-empty: skipped with this text
+	}{
+		{name: "missing", slot: slot(AgentClaudeCode, rel, data), want: RestoreWrite, path: abs},
+		{name: "same", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\n", want: RestoreUpToDate, path: abs},
+		{name: "older", slot: slot(AgentClaudeCode, rel, data), local: "a\n", want: RestoreWrite, path: abs},
+		{name: "differs, as long", slot: slot(AgentClaudeCode, rel, data), local: "x\ny\n", want: RestoreWrite, path: abs},
+		{name: "newer", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreLocalNewer, path: abs},
+		{name: "escaping path", slot: slot(AgentClaudeCode, "../evil.jsonl", data), want: RestoreWrite, path: def("", "s")},
+		{name: "no path", slot: slot(AgentClaudeCode, "", data), want: RestoreWrite, path: def("", "s")},
+		{name: "unknown agent", slot: slot("Agent", rel, data), reason: "cannot be resumed"},
+		{name: "no transcript", slot: slot(AgentClaudeCode, rel, nil), reason: "no transcript"},
+		{name: "no session", slot: Slot{Meta: CommittedMetadata{Agent: AgentClaudeCode}, Transcript: data}, reason: "without a session ID"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.RemoveAll(filepath.Dir(abs))
+			if tc.local != "" {
+				if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(abs, []byte(tc.local), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, why := en.restoreFor(tc.slot, def)
+			if tc.reason != "" {
+				if !strings.Contains(why, tc.reason) {
+					t.Fatalf("skip reason %q, want %q", why, tc.reason)
+				}
+				return
+			}
+			if why != "" || r.Status != tc.want || r.Path != tc.path || r.Lines != 2 {
+				t.Fatalf("restore = %+v (%q), want status %v at %s", r, why, tc.want, tc.path)
+			}
+		})
+	}
+}
+
+func TestWriteTranscriptAndCommand(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a", "b", "s.jsonl")
+	if err := WriteTranscript(TranscriptRestore{Path: p, Data: []byte("x\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "x\n" {
+		t.Fatalf("wrote %q", got)
+	}
+	if got := ResumeCommand(AgentClaudeCode, "s1"); got != "claude -r s1" {
+		t.Fatalf("command %q", got)
+	}
+	if got := ResumeCommand("Agent", "s1"); got != "" {
+		t.Fatalf("unknown agent command %q", got)
+	}
+}
+
+func TestFindBranch(t *testing.T) {
+	ctx := context.Background()
+	en, _ := mtEngine(t)
+	rdCommit(t, en.Repo, "refs/remotes/origin/topic", "", "topic", map[string]string{"t": "t\n"})
+	if b, err := FindBranch(ctx, en.Repo, "main", "origin"); err != nil || b.Track != "" || b.Ref != "refs/heads/main" {
+		t.Fatalf("main: %+v %v", b, err)
+	}
+	if b, err := FindBranch(ctx, en.Repo, "topic", "origin"); err != nil || b.Track != "refs/remotes/origin/topic" {
+		t.Fatalf("topic: %+v %v", b, err)
+	}
+	if _, err := FindBranch(ctx, en.Repo, "nope", "origin"); !errors.Is(err, ErrBranchNotFound) {
+		t.Fatalf("nope: %v", err)
+	}
+}
+
+func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	en, head := mtEngine(t)
+	const id, missing = "a1b2c3d4e5f6", "0f0f0f0f0f0f"
+	files := rdSlotFiles(id, "0", "s1")
+	files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
+	files[CheckpointPath(id)+"/0/full.jsonl"] = rdLine1 + "\n"
+	rdCommit(t, en.Repo, string(metaRef), "", "Checkpoint: "+id, files)
+	older := rdCommit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "old\n\nEntire-Checkpoint: "+missing+"\n", map[string]string{"x": "1\n"})
+	newest := rdCommit(t, en.Repo, "refs/heads/main", older, "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "2\n"})
+	rdCommit(t, en.Repo, "refs/heads/main", newest, "unlinked", map[string]string{"x": "3\n"})
+	def := func(agent, sid string) string { return filepath.Join(en.Home, "d", sid+".jsonl") }
+
+	plan, err := en.PlanResume(ctx, "refs/heads/main", "", def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Commit == nil || plan.Commit.SHA != newest || len(plan.Restores) != 1 {
+		t.Fatalf("plan = %+v", plan)
+	}
+	if r := plan.Restores[0]; r.SessionID != "s1" || r.Path != def("", "s1") || string(r.Data) != rdLine1+"\n" {
+		t.Fatalf("restore = %+v", r)
+	}
+	if _, err := en.PlanResume(ctx, string(older), "", def); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("missing checkpoint: %v", err)
+	}
+	if plan, err := en.PlanResume(ctx, head, "", def); err != nil || plan.Commit != nil {
+		t.Fatalf("unlinked history: %+v %v", plan, err)
+	}
+}
