@@ -46,6 +46,7 @@ func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate f
 		}
 		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: metaRef, New: commit, Old: tip}})
 		if errors.Is(err, gitexec.ErrRefMoved) {
+			retryPause(attempt)
 			continue
 		}
 		if err != nil {

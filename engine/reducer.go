@@ -190,6 +190,9 @@ func Evolve(in State, e events.Event) State {
 			}
 			s.TokenUsage = &u
 		}
+		// The turn's files are the session's whether or not its checkpoint can be written: a
+		// lost race on the shadow branch must not drop them from the next commit's checkpoint.
+		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
 		if len(d.Files) == 0 {
 			s.ShouldResetShadowBranch = false
 		}
@@ -230,6 +233,7 @@ func Evolve(in State, e events.Event) State {
 		if !s.Exists() {
 			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: AgentClaudeCode, Worktree: d.Worktree, Transcript: d.Transcript}, e)
 		}
+		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
 	case events.TaskCheckpointWritten:
 		// Task checkpoints do not count as steps; their files join the session's (spec §2.4).
 		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)

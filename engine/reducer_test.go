@@ -267,10 +267,12 @@ func TestEvolve(t *testing.T) {
 		{"turn end with files keeps a pending reset", resetPending, turnEnd, func(s *State, p Phase) {
 			ended(s, p)
 			s.TokenUsage = &events.TokenUsage{InputTokens: 11, OutputTokens: 7, APICallCount: 2}
+			s.FilesTouched = []string{"b.go", "d.go", "e.go"} // the turn's files count even if its checkpoint fails
 		}},
 		{"turn end, first usage", func(s *State) { s.TokenUsage = nil }, turnEnd, func(s *State, p Phase) {
 			ended(s, p)
 			s.TokenUsage = &turnEnd.Usage
+			s.FilesTouched = []string{"b.go", "d.go", "e.go"}
 		}},
 		{"turn end without files or usage clears the reset", resetPending, events.TurnEnded{SessionID: "sess-1"},
 			func(s *State, p Phase) {
@@ -310,7 +312,8 @@ func TestEvolve(t *testing.T) {
 			s.ShouldResetShadowBranch, s.Recorder.LastShadowCommit = false, rShadow2
 			attributed(s)
 		}},
-		{"subagent ended", nil, events.SubagentEnded{SessionID: "sess-1", ToolUseID: "toolu_1", Files: []string{"e.go"}}, unchanged},
+		{"subagent ended", nil, events.SubagentEnded{SessionID: "sess-1", ToolUseID: "toolu_1", Files: []string{"e.go"}},
+			func(s *State, _ Phase) { s.FilesTouched = []string{"b.go", "d.go", "e.go"} }},
 		{"task checkpoint written", nil, events.TaskCheckpointWritten{Commit: rShadow2, BaseCommit: rHead, ToolUseID: "toolu_1",
 			Files: []string{"e.go"}}, func(s *State, _ Phase) {
 			s.FilesTouched, s.BaseCommit, s.Recorder.LastShadowCommit = []string{"b.go", "d.go", "e.go"}, rHead, rShadow2

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
@@ -14,7 +16,19 @@ import (
 )
 
 // maxRefRetries bounds compare-and-swap retries when another process moves a ref under us.
-const maxRefRetries = 8
+// Between attempts retryPause backs off with jitter, so that many sessions writing one shadow
+// branch at once take turns instead of colliding again (about 5 s in all at worst).
+const maxRefRetries = 40
+
+// retryPause sleeps before compare-and-swap attempt n+1: exponential from 2 ms, capped at
+// 200 ms, with full jitter.
+func retryPause(n int) {
+	limit := 2 * time.Millisecond << min(n, 7)
+	if limit > 200*time.Millisecond {
+		limit = 200 * time.Millisecond
+	}
+	time.Sleep(time.Duration(rand.Int64N(int64(limit)) + 1))
+}
 
 // turnFacts is what the turn-end handler learned from the transcript, reused by the effects.
 type turnFacts struct {
@@ -189,6 +203,7 @@ func (en *Engine) commitShadow(ctx context.Context, branch string, headTree gite
 		if !errors.Is(err, gitexec.ErrRefMoved) {
 			return commit, err
 		}
+		retryPause(attempt)
 	}
 	return "", fmt.Errorf("update %s: %w after %d attempts", branch, gitexec.ErrRefMoved, maxRefRetries)
 }
@@ -310,6 +325,7 @@ func (en *Engine) migrateShadow(ctx context.Context, s State, f MigrateShadow) (
 			{Name: gitexec.BranchRef(from), Old: tip},
 		})
 		if errors.Is(err, gitexec.ErrRefMoved) {
+			retryPause(attempt)
 			continue
 		}
 		if err != nil {

@@ -39,6 +39,7 @@ const listLimit = 100
 type explainer struct {
 	ctx  context.Context
 	repo *gitexec.Repo
+	en   *engine.Engine
 	rd   *engine.Reader
 	out  io.Writer
 	pal  palette
@@ -57,7 +58,10 @@ func (c *explainCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	x := &explainer{ctx: e.ctx, repo: repo, rd: rd, out: e.stdout, pal: newPalette(e.stdout)}
+	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
+	defer closeLog()
+	en := engine.New(repo, log, e.stderr)
+	x := &explainer{ctx: e.ctx, repo: repo, en: en, rd: rd, out: e.stdout, pal: newPalette(e.stdout)}
 	switch {
 	case c.Commit != "":
 		return c.explainCommit(x)
@@ -116,6 +120,12 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 // explainCheckpoint shows a committed checkpoint, or else the temporary checkpoint whose
 // shadow commit SHA starts with prefix.
 func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
+	// A checkpoint missing from the local record may have been pushed by another clone.
+	if rd, err := x.en.ReaderWithCheckpoint(x.ctx, prefix, "origin"); err == nil {
+		x.rd = rd
+	} else {
+		fmt.Fprintln(x.en.Stderr, "Warning:", err)
+	}
 	cp, err := x.rd.ReadCheckpoint(x.ctx, prefix)
 	author := ""
 	if errors.Is(err, engine.ErrCheckpointNotFound) {
