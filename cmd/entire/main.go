@@ -22,6 +22,7 @@ type cli struct {
 	Clean   cleanCmd   `cmd:"" help:"Preview, or with --force delete, orphaned shadow branches and session states."`
 	Doctor  doctorCmd  `cmd:"" help:"Find stuck sessions and condense, discard or skip them."`
 	Reset   resetCmd   `cmd:"" help:"Delete the sessions based on HEAD and HEAD's shadow branch (--session: one)."`
+	Rewind  rewindCmd  `cmd:"" help:"Go back to a checkpoint's files and transcript (--undo: put back what the last rewind replaced)."`
 	Version versionCmd `cmd:"" help:"Print the version."`
 	Hooks   hooksCmd   `cmd:"" hidden:"" help:"Entry points called by agents and git."`
 }

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/entirerec/entire/engine"
+)
+
+// rewindCmd is `entire rewind` (spec §10): go back to a checkpoint's files and transcript, or
+// a committed checkpoint's transcripts. Before anything is overwritten the current state is
+// saved, so --undo can put it back; a rewind that would discard uncommitted edits no commit or
+// checkpoint holds asks first (or needs --force without a terminal).
+type rewindCmd struct {
+	List     bool   `help:"Print the rewind points as a JSON array, newest first."`
+	To       string `help:"Rewind to this point without the picker: a full ID, a committed checkpoint ID, or a prefix of 7 or more characters." placeholder:"ID"`
+	LogsOnly bool   `help:"Restore only the session transcript, not the files."`
+	Reset    bool   `help:"For a committed checkpoint: also reset the current branch to its commit (git reset --hard)."`
+	Undo     bool   `help:"Put back the state the last rewind replaced (again: redo it)."`
+	Force    bool   `short:"f" help:"Discard uncommitted edits that no checkpoint holds without asking."`
+}
+
+// rewindPointJSON is one element of --list, with the reference's keys (spec §10).
+type rewindPointJSON struct {
+	ID               string `json:"id"`
+	Message          string `json:"message"`
+	MetadataDir      string `json:"metadata_dir"`
+	Date             string `json:"date"`
+	IsTaskCheckpoint bool   `json:"is_task_checkpoint"`
+	ToolUseID        string `json:"tool_use_id,omitempty"`
+	IsLogsOnly       bool   `json:"is_logs_only"`
+	CondensationID   string `json:"condensation_id,omitempty"`
+	SessionID        string `json:"session_id,omitempty"`
+	SessionPrompt    string `json:"session_prompt,omitempty"`
+}
+
+func (c *rewindCmd) validate() error {
+	switch {
+	case c.List && (c.To != "" || c.Undo || c.LogsOnly || c.Reset):
+		return errors.New("--list cannot be combined with --to, --undo, --logs-only or --reset")
+	case c.Undo && (c.To != "" || c.LogsOnly || c.Reset):
+		return errors.New("--undo cannot be combined with --to, --logs-only or --reset")
+	case c.LogsOnly && c.Reset:
+		return errors.New("--logs-only and --reset are mutually exclusive")
+	case (c.LogsOnly || c.Reset) && c.To == "":
+		return errors.New("--logs-only and --reset need --to <id>")
+	}
+	return nil
+}
+
+func (c *rewindCmd) Run(e *env) error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	repo, err := openRepo(e)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
+	defer closeLog()
+	en := engine.New(repo, log, e.stderr)
+	term := newTerminal()
+	if c.Undo {
+		plan, err := en.PlanUndo(e.ctx)
+		if err != nil {
+			return err
+		}
+		return c.apply(e, en, term, plan)
+	}
+	points, err := en.RewindPoints(e.ctx)
+	if err != nil {
+		return err
+	}
+	if c.List {
+		return printPointsJSON(e, points)
+	}
+	var p engine.RewindPoint
+	if c.To != "" {
+		if p, err = engine.FindRewindPoint(points, c.To); err != nil {
+			return err
+		}
+	} else {
+		var ok bool
+		if p, ok, err = pickPoint(e, term, points); err != nil || !ok {
+			return err
+		}
+	}
+	kind := engine.RewindFiles
+	switch {
+	case c.Reset:
+		kind = engine.RewindReset
+	case c.LogsOnly || p.IsLogsOnly:
+		kind = engine.RewindLogsOnly
+	}
+	place := engine.TranscriptPlace{
+		Override: os.Getenv("ENTIRE_TEST_CLAUDE_PROJECT_DIR"),
+		Default: func(agent, sid string) string {
+			if agent != engine.AgentClaudeCode {
+				return ""
+			}
+			return defaultTranscriptPath(repo.TopLevel, sid)
+		},
+	}
+	plan, err := en.PlanRewind(e.ctx, p, kind, place)
+	if err != nil {
+		return err
+	}
+	return c.apply(e, en, term, plan)
+}
+
+// apply asks before discarding the user's own edits, then rewinds and reports.
+func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *engine.RewindPlan) error {
+	if len(plan.Discard) > 0 && !c.Force {
+		fmt.Fprintln(e.stderr, "This rewind would discard uncommitted changes that no commit or checkpoint holds:")
+		for _, f := range plan.Discard {
+			fmt.Fprintf(e.stderr, "  %s\n", f)
+		}
+		if !term.Available() {
+			return fmt.Errorf("rewind would discard uncommitted changes to %s; commit or stash them, or pass --force "+
+				"(the current state is saved first either way: `entire rewind --undo` brings it back)", strings.Join(plan.Discard, ", "))
+		}
+		if !term.Confirm(nil, "Discard them and rewind? [y/N] ", false) {
+			fmt.Fprintln(e.stdout, "Rewind cancelled.")
+			return nil
+		}
+	}
+	saved, err := en.ApplyRewind(e.ctx, plan)
+	if err != nil {
+		return err
+	}
+	for _, f := range plan.Delete {
+		fmt.Fprintf(e.stdout, "  Deleted: %s\n", f)
+	}
+	for _, f := range plan.Write {
+		fmt.Fprintf(e.stdout, "  Restored: %s\n", f)
+	}
+	for _, t := range plan.Transcripts {
+		if t.Remove {
+			fmt.Fprintf(e.stdout, "  Removed transcript: %s\n", t.Path)
+		} else {
+			fmt.Fprintf(e.stdout, "  Transcript: %s\n", t.Path)
+		}
+	}
+	resume := strings.Join(plan.Resume, "\n")
+	if resume != "" {
+		resume = " " + resume
+	}
+	if plan.Undo {
+		fmt.Fprintf(e.stdout, "Undid the last rewind: back to the state saved in %s.%s\n", plan.Label, resume)
+		fmt.Fprintf(e.stdout, "The state it replaced is saved in %s; `entire rewind --undo` again redoes the rewind.\n", saved.Short(7))
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Rewound to %s.%s\n", plan.Label, resume)
+	fmt.Fprintf(e.stdout, "The previous state is saved in %s; `entire rewind --undo` puts it back.\n", saved.Short(7))
+	return nil
+}
+
+func printPointsJSON(e *env, points []engine.RewindPoint) error {
+	if len(points) > engine.RewindListLimit {
+		points = points[:engine.RewindListLimit]
+	}
+	out := make([]rewindPointJSON, 0, len(points))
+	for _, p := range points {
+		out = append(out, rewindPointJSON{
+			ID: p.ID, Message: p.Message, MetadataDir: p.MetadataDir, Date: p.Date.Format(time.RFC3339),
+			IsTaskCheckpoint: p.IsTaskCheckpoint, ToolUseID: p.ToolUseID, IsLogsOnly: p.IsLogsOnly,
+			CondensationID: p.CheckpointID, SessionID: p.SessionID, SessionPrompt: p.SessionPrompt,
+		})
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "%s\n", data)
+	return err
+}
+
+// pickPoint prints the numbered points and reads a choice from the terminal; ok=false when
+// the user cancels. Without a terminal it prints the list and fails with a hint.
+func pickPoint(e *env, term terminal, points []engine.RewindPoint) (engine.RewindPoint, bool, error) {
+	if len(points) == 0 {
+		fmt.Fprintln(e.stdout, "No rewind points found. They appear when an agent session's turn ends.")
+		return engine.RewindPoint{}, false, nil
+	}
+	if len(points) > engine.RewindListLimit {
+		points = points[:engine.RewindListLimit]
+	}
+	for i, p := range points {
+		fmt.Fprintf(e.stdout, "%3d. %s\n", i+1, pointLabel(p))
+	}
+	if !term.Available() {
+		return engine.RewindPoint{}, false, &exitError{code: 1, err: errors.New(
+			"no terminal to choose on: rerun with `entire rewind --to <id>` (IDs as above), or --list for JSON")}
+	}
+	n := askNumber(term, fmt.Sprintf("Rewind to which point? [1-%d, Enter cancels] ", len(points)), len(points))
+	if n == 0 {
+		fmt.Fprintln(e.stdout, "Rewind cancelled.")
+		return engine.RewindPoint{}, false, nil
+	}
+	return points[n-1], true, nil
+}
+
+// pointLabel is one line of the picker.
+func pointLabel(p engine.RewindPoint) string {
+	tag := ""
+	switch {
+	case p.IsLogsOnly:
+		tag = " [logs only, checkpoint " + p.CheckpointID + "]"
+	case p.IsTaskCheckpoint:
+		tag = " [task]"
+	}
+	return fmt.Sprintf("%s  %s  %s%s  (session %s)", p.Short(), p.Date.Local().Format("01-02 15:04"),
+		truncate(p.Message, 60), tag, short(p.SessionID, 12))
+}
+
+// askNumber reads a number in 1..n from the terminal; 0 means cancel. A terminal pretended by
+// ENTIRE_TEST_TTY answers with the default, cancel.
+func askNumber(t terminal, question string, n int) int {
+	if t.forced != "" {
+		return 0
+	}
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	in := bufio.NewReader(f)
+	for {
+		fmt.Fprint(f, question)
+		line, err := in.ReadString('\n')
+		line = strings.TrimSpace(line)
+		if line == "" || err != nil {
+			return 0
+		}
+		if k, err := strconv.Atoi(line); err == nil && k >= 1 && k <= n {
+			return k
+		}
+		fmt.Fprintf(f, "%q is not a number from 1 to %d.\n", line, n)
+	}
+}

@@ -1,0 +1,311 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// Rewind (spec §10, the rewind line) goes back to a rewind point: a temporary checkpoint on the
+// shadow branch of HEAD in this work tree (its files and transcript), or a user commit among
+// the last 50 whose Entire-Checkpoint trailer names a recorded checkpoint (a logs-only point:
+// its transcripts, and with --reset the branch itself).
+//
+// Beyond the reference, every rewind can be undone. Before anything is overwritten the current
+// state is committed as a shadow commit (message "Before rewind to <id>", the usual trailers,
+// filed under the session of the point): HEAD's tree plus every changed and untracked file of
+// the work tree, and under .entire/metadata/<session>/full.jsonl each transcript the rewind is
+// about to replace. Its parent is the tip of HEAD's shadow branch, but the branch does not keep
+// it (a rewind to a temporary checkpoint moves the branch back to that checkpoint). Instead
+// refs/entire/rewind-undo/<worktree hash> keeps it from garbage collection, and
+// <git-dir>/entire-rewind-undo (JSON, see rewindUndo; .git/entire-rewind-undo in the main work
+// tree) records what the rewind changed: the kind, HEAD before and after, the index before a
+// --reset, the shadow branch's tip before it was moved and where each transcript went.
+// `entire rewind --undo` is a rewind to that snapshot, so it saves the state it replaces the
+// same way and a second --undo redoes the rewind.
+
+// RewindListLimit is how many points `entire rewind --list` and the picker show (spec §10).
+const RewindListLimit = 20
+
+// logsOnlyScan is how many commits back from HEAD logs-only points are looked for (spec §10).
+const logsOnlyScan = 50
+
+// ErrRewindPointNotFound reports an ID that names no rewind point.
+var ErrRewindPointNotFound = errors.New("rewind point not found")
+
+// RewindPoint is one place a rewind can go back to; the JSON of `entire rewind --list` shows
+// these fields under the reference's names.
+type RewindPoint struct {
+	ID               string // the shadow commit's SHA; for a logs-only point the user commit's
+	Message          string // the commit's subject
+	MetadataDir      string // the checkpoint's metadata directory in the shadow tree ("" when logs-only)
+	Date             time.Time
+	IsTaskCheckpoint bool
+	ToolUseID        string // the subagent's tool use, for a task checkpoint
+	IsLogsOnly       bool
+	CheckpointID     string // the committed checkpoint a logs-only point links to
+	SessionID        string
+	SessionPrompt    string // the first prompt of the checkpoint
+	Agent            string // display type ("Claude Code"), "" when unknown
+	Branch           string // the shadow branch of a temporary point
+}
+
+// Short is the 7-character form of the point's ID.
+func (p RewindPoint) Short() string { return short(p.ID, 7) }
+
+// RewindPoints lists every rewind point of this work tree, newest first, each once: the
+// temporary checkpoints on HEAD's shadow branch, then logs-only points (spec §10). Points with
+// the same date keep that order.
+func (en *Engine) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
+	head, ok, err := en.Repo.Head(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	points, err := en.temporaryPoints(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	logs, err := en.logsOnlyPoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []RewindPoint
+	for _, p := range append(points, logs...) {
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Date.After(out[j].Date) })
+	return out, nil
+}
+
+// temporaryPoints are the checkpoint commits on the shadow branch of HEAD in this work tree.
+func (en *Engine) temporaryPoints(ctx context.Context, head gitexec.OID) ([]RewindPoint, error) {
+	branch := ShadowBranch(string(head), en.Repo.WorktreeID())
+	tcs, err := ListTemporaryOn(ctx, en.Repo, branch)
+	if err != nil {
+		return nil, err
+	}
+	agents := map[string]string{}
+	var out []RewindPoint
+	for _, tc := range tcs {
+		agent, ok := agents[tc.SessionID]
+		if !ok {
+			if s, err := en.Store.Peek(tc.SessionID); err == nil {
+				agent = s.AgentType
+			}
+			agents[tc.SessionID] = agent
+		}
+		p := RewindPoint{
+			ID: string(tc.Commit), Message: tc.Subject, MetadataDir: tc.MetadataDir, Date: tc.Date,
+			IsTaskCheckpoint: tc.IsTask, SessionID: tc.SessionID, Agent: agent, Branch: branch,
+		}
+		if tc.IsTask {
+			p.ToolUseID = path.Base(tc.MetadataDir)
+		}
+		p.SessionPrompt = en.firstPrompt(ctx, string(tc.Commit)+":.entire/metadata/"+tc.SessionID+"/prompt.txt")
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// logsOnlyPoints are the user commits among the last 50 from HEAD whose checkpoint trailer
+// names a checkpoint on the metadata branch.
+func (en *Engine) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
+	rd, err := NewReader(ctx, en.Repo)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := rd.ListCommitted(ctx)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	recent, err := en.Repo.RevList(ctx, "HEAD", logsOnlyScan)
+	if err != nil {
+		return nil, err
+	}
+	inRecent := map[gitexec.OID]bool{}
+	for _, c := range recent {
+		inRecent[c] = true
+	}
+	linked, err := LinkedCommits(ctx, en.Repo, "HEAD", "", logsOnlyScan)
+	if err != nil {
+		return nil, err
+	}
+	var out []RewindPoint
+	for _, l := range linked {
+		if !inRecent[l.SHA] {
+			continue
+		}
+		if i := sort.SearchStrings(ids, l.CheckpointID); i == len(ids) || ids[i] != l.CheckpointID {
+			continue
+		}
+		cp, err := rd.ReadCheckpointInfo(ctx, l.CheckpointID)
+		if err != nil || len(cp.Slots) == 0 {
+			continue // unreadable: not a point to offer
+		}
+		last := cp.Slots[len(cp.Slots)-1]
+		p := RewindPoint{
+			ID: string(l.SHA), Message: l.Subject, Date: l.Date, IsLogsOnly: true,
+			CheckpointID: l.CheckpointID, SessionID: last.Meta.SessionID, Agent: last.Meta.Agent,
+		}
+		if len(last.Prompts) > 0 {
+			p.SessionPrompt = strings.TrimSpace(last.Prompts[0])
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// firstPrompt is the first prompt of a prompt.txt blob, "" when there is none.
+func (en *Engine) firstPrompt(ctx context.Context, rev string) string {
+	data, ok, err := en.Repo.ReadBlob(ctx, rev)
+	if err != nil || !ok || len(data) == 0 {
+		return ""
+	}
+	first, _, _ := strings.Cut(string(data), claudecode.PromptSeparator)
+	return strings.TrimSpace(first)
+}
+
+// FindRewindPoint picks the point id names: a full ID or checkpoint ID, else a prefix of at
+// least 7 characters of either that matches exactly one point.
+func FindRewindPoint(points []RewindPoint, id string) (RewindPoint, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" {
+		return RewindPoint{}, fmt.Errorf("%w: empty ID", ErrRewindPointNotFound)
+	}
+	for _, p := range points {
+		if p.ID == id || p.CheckpointID == id {
+			return p, nil
+		}
+	}
+	var match []RewindPoint
+	if len(id) >= 7 {
+		for _, p := range points {
+			if strings.HasPrefix(p.ID, id) || (p.CheckpointID != "" && strings.HasPrefix(p.CheckpointID, id)) {
+				match = append(match, p)
+			}
+		}
+	}
+	switch len(match) {
+	case 0:
+		if len(id) < 7 {
+			return RewindPoint{}, fmt.Errorf("%w: %s (give the full ID or at least 7 characters)", ErrRewindPointNotFound, id)
+		}
+		return RewindPoint{}, fmt.Errorf("%w: %s", ErrRewindPointNotFound, id)
+	case 1:
+		return match[0], nil
+	}
+	amb := &AmbiguousError{Prefix: id}
+	for _, p := range match {
+		amb.Candidates = append(amb.Candidates, p.ID)
+	}
+	sort.Strings(amb.Candidates)
+	return RewindPoint{}, amb
+}
+
+// resumeCommand is how to continue a session; sessions of an unknown agent were Claude Code's,
+// the only agent this tool records.
+func resumeCommand(agent, sessionID string) string {
+	if c := ResumeCommand(agent, sessionID); c != "" {
+		return c
+	}
+	return ResumeCommand(AgentClaudeCode, sessionID)
+}
+
+// protectedDir reports whether a path lies in a directory a rewind never touches (spec §13).
+func protectedDir(p string) bool {
+	top, _, _ := strings.Cut(p, "/")
+	switch top {
+	case ".git", ".entire", ".claude", ".gemini":
+		return true
+	}
+	return false
+}
+
+// planTemporaryTranscript reads the session's transcript from the shadow commit; a task
+// checkpoint's ends at the line its checkpoint.json names (spec §2.4).
+func (en *Engine) planTemporaryTranscript(ctx context.Context, plan *RewindPlan, p RewindPoint, place TranscriptPlace) error {
+	entries, ok, err := en.Repo.ReadTree(ctx, p.ID+":.entire/metadata/"+p.SessionID)
+	if err != nil || !ok {
+		if err == nil {
+			fmt.Fprintf(en.Stderr, "Checkpoint %s has no transcript for session %s.\n", p.Short(), p.SessionID)
+		}
+		plan.Resume = append(plan.Resume, resumeCommand(p.Agent, p.SessionID))
+		return err
+	}
+	data, _, err := readTranscript(ctx, en.Repo, entries, p.Agent)
+	if err != nil {
+		return err
+	}
+	if p.IsTaskCheckpoint {
+		if raw, ok, _ := en.Repo.ReadBlob(ctx, p.ID+":"+p.MetadataDir+"/checkpoint.json"); ok {
+			var cj struct {
+				UUID string `json:"checkpoint_uuid"`
+			}
+			if json.Unmarshal(raw, &cj) == nil && cj.UUID != "" {
+				data = truncateAtUUID(data, cj.UUID)
+			}
+		}
+	}
+	if data != nil {
+		dest := en.placeTranscript(CommittedMetadata{SessionID: p.SessionID, Agent: p.Agent}, place)
+		plan.Transcripts = append(plan.Transcripts, RewindTranscript{SessionID: p.SessionID, Path: dest, Data: data})
+	}
+	plan.Resume = append(plan.Resume, resumeCommand(p.Agent, p.SessionID))
+	return nil
+}
+
+// planCommittedTranscripts reads every session slot of the point's committed checkpoint, the
+// latest session's resume command first.
+func (en *Engine) planCommittedTranscripts(ctx context.Context, plan *RewindPlan, p RewindPoint, place TranscriptPlace) error {
+	rd, err := NewReader(ctx, en.Repo)
+	if err != nil {
+		return err
+	}
+	cp, err := rd.ReadCheckpoint(ctx, p.CheckpointID)
+	if err != nil {
+		return fmt.Errorf("read checkpoint %s: %w", p.CheckpointID, err)
+	}
+	for i := len(cp.Slots) - 1; i >= 0; i-- {
+		s := cp.Slots[i]
+		if s.Meta.SessionID == "" || s.Transcript == nil {
+			continue
+		}
+		plan.Transcripts = append(plan.Transcripts, RewindTranscript{
+			SessionID: s.Meta.SessionID, Path: en.placeTranscript(s.Meta, place), Data: s.Transcript,
+		})
+		plan.Resume = append(plan.Resume, resumeCommand(s.Meta.Agent, s.Meta.SessionID))
+	}
+	return nil
+}
+
+// truncateAtUUID keeps a JSONL transcript up to and including the line whose uuid is uuid.
+func truncateAtUUID(data []byte, uuid string) []byte {
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		next := len(data)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		var l struct {
+			UUID string `json:"uuid"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(data[off:next]), &l) == nil && l.UUID == uuid {
+			return data[:next]
+		}
+		off = next
+	}
+	return data
+}

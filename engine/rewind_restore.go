@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+// RewindKind is what a rewind puts back.
+type RewindKind string
+
+// The kinds of rewind.
+const (
+	RewindFiles    RewindKind = "files"     // a temporary checkpoint's files and transcript
+	RewindLogsOnly RewindKind = "logs-only" // transcripts only
+	RewindReset    RewindKind = "reset"     // transcripts, and the branch reset (--hard) to the commit
+)
+
+// RewindPlan is what a rewind will do, worked out before anything changes.
+type RewindPlan struct {
+	Kind        RewindKind
+	Label       string // the short ID of where the rewind goes
+	Undo        bool   // this undoes the last rewind
+	Write       []string
+	Delete      []string
+	Discard     []string // files whose current content no commit or checkpoint holds: the user's own edits
+	Transcripts []RewindTranscript
+	Resume      []string // the commands that continue the sessions
+
+	session  string      // the session the saved state is filed under
+	source   string      // the tree-ish files come from
+	head     gitexec.OID // HEAD when planned
+	newHead  gitexec.OID // HEAD afterwards, when the rewind moves it
+	index    string      // the tree the index becomes (undoing a reset)
+	shadow   string      // the shadow branch the rewind moves
+	shadowTo gitexec.OID // where it moves it ("": nowhere)
+}
+
+// RewindTranscript is one session transcript a rewind writes (or, undoing, removes).
+type RewindTranscript struct {
+	SessionID string
+	Path      string
+	Data      []byte
+	Remove    bool // the transcript did not exist before the rewind being undone
+}
+
+// TranscriptPlace says where restored transcripts go: every session's <id>.jsonl in Override
+// when it is set (ENTIRE_TEST_CLAUDE_PROJECT_DIR), else where resume would put them.
+type TranscriptPlace struct {
+	Override string
+	Default  DefaultTranscriptFunc
+}
+
+func (en *Engine) placeTranscript(m CommittedMetadata, place TranscriptPlace) string {
+	if place.Override != "" {
+		return filepath.Join(place.Override, m.SessionID+".jsonl")
+	}
+	if m.Agent == "" {
+		m.Agent = AgentClaudeCode
+	}
+	return en.transcriptDestination(m, place.Default)
+}
+
+// PlanRewind works out a rewind to p: RewindFiles (temporary points only), RewindLogsOnly, or
+// RewindReset (logs-only points only).
+func (en *Engine) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKind, place TranscriptPlace) (*RewindPlan, error) {
+	head, ok, err := en.Repo.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("the repository has no commits yet")
+	}
+	plan := &RewindPlan{Kind: kind, Label: p.Short(), session: p.SessionID, head: head}
+	switch {
+	case kind == RewindReset && !p.IsLogsOnly:
+		return nil, fmt.Errorf("--reset applies to committed checkpoints; %s is a temporary checkpoint", p.Short())
+	case kind == RewindFiles && p.IsLogsOnly:
+		return nil, fmt.Errorf("%s is a committed checkpoint: only its transcripts can be restored (--logs-only), or the branch reset to it (--reset)", p.Short())
+	}
+	if p.IsLogsOnly {
+		err = en.planCommittedTranscripts(ctx, plan, p, place)
+	} else {
+		err = en.planTemporaryTranscript(ctx, plan, p, place)
+	}
+	if err != nil {
+		return nil, err
+	}
+	known := []string{string(head), p.ID}
+	if tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(ShadowBranch(string(head), en.Repo.WorktreeID()))); err != nil {
+		return nil, err
+	} else if ok {
+		known = append(known, string(tip))
+	}
+	switch kind {
+	case RewindFiles:
+		plan.source, plan.shadow, plan.shadowTo = p.ID, p.Branch, gitexec.OID(p.ID)
+		keep, err := en.untrackedAtStart()
+		if err != nil {
+			return nil, err
+		}
+		return plan, en.planFiles(ctx, plan, keepUntracked, keep, known)
+	case RewindReset:
+		plan.source, plan.newHead = p.ID, gitexec.OID(p.ID)
+		return plan, en.planFiles(ctx, plan, hardReset, nil, known)
+	}
+	return plan, nil
+}
+
+// untrackedAtStart are the files that were untracked when the sessions of this work tree
+// started; a rewind keeps them (spec §10).
+func (en *Engine) untrackedAtStart() (map[string]bool, error) {
+	states, err := en.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, s := range states {
+		if s.WorktreePath == "" || s.WorktreePath == en.Repo.TopLevel {
+			for _, f := range s.UntrackedFilesAtStart {
+				keep[f] = true
+			}
+		}
+	}
+	return keep, nil
+}
+
+// filePolicy is which work-tree files that the source tree lacks a rewind removes.
+type filePolicy int
+
+const (
+	keepUntracked filePolicy = iota // untracked files not in HEAD and not there at session start (spec §10)
+	exactTree                       // every one: the work tree becomes the tree (undo)
+	hardReset                       // tracked ones, as git reset --hard does
+)
+
+// planFiles fills in Write, Delete and Discard for making the work tree plan.source's.
+// Discard are the existing files among them whose content is in none of known's histories.
+func (en *Engine) planFiles(ctx context.Context, plan *RewindPlan, pol filePolicy, keep map[string]bool, known []string) error {
+	target, err := en.Repo.LsTree(ctx, plan.source, nil)
+	if err != nil {
+		return err
+	}
+	want := map[string]gitexec.TreeFile{}
+	for _, f := range target {
+		want[f.Path] = f
+	}
+	diff, err := en.Repo.DiffWorktree(ctx, plan.source)
+	if err != nil {
+		return err
+	}
+	st, err := en.Repo.Status(ctx)
+	if err != nil {
+		return err
+	}
+	skip := func(p string) bool { return pol != hardReset && protectedDir(p) }
+	seen := map[string]bool{}
+	var check, candidates []string
+	for _, d := range diff {
+		if skip(d.Path) || d.OldMode == "160000" || d.NewMode == "160000" {
+			continue
+		}
+		seen[d.Path] = true
+		switch {
+		case d.Status == 'A':
+			if pol != keepUntracked && en.isFile(d.Path) {
+				plan.Delete = append(plan.Delete, d.Path)
+			}
+		case d.Status == 'D' && en.isFile(d.Path):
+			check = append(check, d.Path) // untracked here: compare the content
+		default:
+			plan.Write = append(plan.Write, d.Path)
+		}
+	}
+	for _, e := range st {
+		if !e.Untracked() || seen[e.Path] || skip(e.Path) || !en.isFile(e.Path) {
+			continue
+		}
+		if _, ok := want[e.Path]; ok {
+			continue
+		}
+		switch pol {
+		case exactTree:
+			plan.Delete = append(plan.Delete, e.Path)
+		case keepUntracked:
+			if !keep[e.Path] {
+				candidates = append(candidates, e.Path)
+			}
+		}
+	}
+	if err := en.planUntracked(ctx, plan, want, check, candidates); err != nil {
+		return err
+	}
+	sort.Strings(plan.Write)
+	sort.Strings(plan.Delete)
+	return en.planDiscard(ctx, plan, want, known)
+}
+
+// planUntracked writes the untracked files in check that differ from the tree, and deletes
+// the candidates HEAD does not track.
+func (en *Engine) planUntracked(ctx context.Context, plan *RewindPlan, want map[string]gitexec.TreeFile, check, candidates []string) error {
+	if len(check) > 0 {
+		oids, err := en.Repo.HashFiles(ctx, check)
+		if err != nil {
+			return err
+		}
+		for i, p := range check {
+			if mode, _ := fileMode(en.Repo.TopLevel, p); oids[i] != want[p].OID || mode != want[p].Mode {
+				plan.Write = append(plan.Write, p)
+			}
+		}
+	}
+	if len(candidates) == 0 {
+		return nil
+	}
+	inHead, err := en.Repo.LsTree(ctx, string(plan.head), candidates)
+	if err != nil {
+		return err
+	}
+	tracked := map[string]bool{}
+	for _, f := range inHead {
+		tracked[f.Path] = true
+	}
+	for _, p := range candidates {
+		if !tracked[p] {
+			plan.Delete = append(plan.Delete, p)
+		}
+	}
+	return nil
+}
+
+// planDiscard finds the files the rewind overwrites or deletes whose current content is no
+// version that the histories of known (HEAD, shadow branches, the source) hold.
+func (en *Engine) planDiscard(ctx context.Context, plan *RewindPlan, want map[string]gitexec.TreeFile, known []string) error {
+	var present []string
+	for _, p := range append(append([]string(nil), plan.Write...), plan.Delete...) {
+		if en.isFile(p) {
+			present = append(present, p)
+		}
+	}
+	if len(present) == 0 {
+		return nil
+	}
+	cur, err := en.Repo.HashFiles(ctx, present)
+	if err != nil {
+		return err
+	}
+	versions, err := en.Repo.LogRaw(ctx, known, present)
+	if err != nil {
+		return err
+	}
+	recorded := map[string]bool{}
+	for _, v := range versions {
+		recorded[v.Path+"\x00"+string(v.NewOID)] = true
+	}
+	for i, p := range present {
+		if cur[i] != want[p].OID && !recorded[p+"\x00"+string(cur[i])] {
+			plan.Discard = append(plan.Discard, p)
+		}
+	}
+	sort.Strings(plan.Discard)
+	return nil
+}
+
+// isFile reports whether a work-tree path is a file or symbolic link (not missing, not a directory).
+func (en *Engine) isFile(p string) bool {
+	_, ok := fileMode(en.Repo.TopLevel, p)
+	return ok
+}

@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/entirerec/entire/gitexec"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFindRewindPoint(t *testing.T) {
+	points := []RewindPoint{
+		{ID: "aaaaaaa1111111111111111111111111111111111"},
+		{ID: "aaaaaaa2222222222222222222222222222222222"},
+		{ID: "bbbbbbb3333333333333333333333333333333333", IsLogsOnly: true, CheckpointID: "c0ffee123456"},
+	}
+	for _, tc := range []struct {
+		id, want string
+		err      error
+		amb      bool
+	}{
+		{id: points[0].ID, want: points[0].ID},
+		{id: "AAAAAAA2", want: points[1].ID},
+		{id: "c0ffee123456", want: points[2].ID},
+		{id: "c0ffee1", want: points[2].ID},
+		{id: "bbbbbbb", want: points[2].ID},
+		{id: "aaaaaaa", amb: true},
+		{id: "aaa", err: ErrRewindPointNotFound},
+		{id: "deadbeef", err: ErrRewindPointNotFound},
+		{id: " ", err: ErrRewindPointNotFound},
+	} {
+		p, err := FindRewindPoint(points, tc.id)
+		var amb *AmbiguousError
+		switch {
+		case tc.amb:
+			if !errors.As(err, &amb) || len(amb.Candidates) != 2 {
+				t.Errorf("%q: err = %v, want ambiguous between two", tc.id, err)
+			}
+		case tc.err != nil:
+			if !errors.Is(err, tc.err) {
+				t.Errorf("%q: err = %v, want %v", tc.id, err, tc.err)
+			}
+		case err != nil || p.ID != tc.want:
+			t.Errorf("%q: got %q, %v; want %q", tc.id, p.ID, err, tc.want)
+		}
+	}
+}
+
+func TestTruncateAtUUID(t *testing.T) {
+	data := []byte(`{"uuid":"a"}` + "\n" + `{"uuid":"b"}` + "\n" + `{"uuid":"c"}` + "\n")
+	if got := string(truncateAtUUID(data, "b")); got != `{"uuid":"a"}`+"\n"+`{"uuid":"b"}`+"\n" {
+		t.Errorf("truncate at b = %q", got)
+	}
+	if got := truncateAtUUID(data, "zzz"); string(got) != string(data) {
+		t.Errorf("unknown uuid changed the transcript: %q", got)
+	}
+}
+
+func TestProtectedDir(t *testing.T) {
+	for p, want := range map[string]bool{".git/config": true, ".entire/settings.json": true, ".claude/x": true,
+		".gemini": true, ".claudex/y": false, "src/.claude/z": false, "a.txt": false} {
+		if got := protectedDir(p); got != want {
+			t.Errorf("protectedDir(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// rwShadow commits files on top of base's tree as a shadow checkpoint of session s1.
+func rwShadow(t *testing.T, repo *gitexec.Repo, base, parent gitexec.OID, branch, msg string, files map[string]string) gitexec.OID {
+	t.Helper()
+	ctx := context.Background()
+	var changes []gitexec.TreeChange
+	for p, c := range files {
+		oids, err := repo.HashBlobs(ctx, [][]byte{[]byte(c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes = append(changes, gitexec.TreeChange{Path: p, Mode: "100644", OID: oids[0]})
+	}
+	tree, err := repo.BuildTree(ctx, base, changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parents []gitexec.OID
+	if parent != "" {
+		parents = []gitexec.OID{parent}
+	}
+	msg += "\n\nEntire-Metadata: .entire/metadata/s1\nEntire-Session: s1\nEntire-Strategy: manual-commit\n"
+	c, err := repo.CommitTree(ctx, tree, parents, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: gitexec.BranchRef(branch), New: c, Old: parent}}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func rwWrite(t *testing.T, top, rel, content string) {
+	t.Helper()
+	p := filepath.Join(top, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rwRead(t *testing.T, top, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(top, rel))
+	if err != nil {
+		return "<missing>"
+	}
+	return string(data)
+}
+
+// TestRewindAndUndo rewinds to the first of two temporary checkpoints and undoes it.
+func TestRewindAndUndo(t *testing.T) {
+	repo := rdRepo(t)
+	ctx := context.Background()
+	top := repo.TopLevel
+	rwWrite(t, top, "README", "hello\n")
+	rwWrite(t, top, ".claude/settings.json", "{}\n")
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", top}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	head, _, err := repo.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	branch := ShadowBranch(string(head), repo.WorktreeID())
+	cp1 := rwShadow(t, repo, head, "", branch, "Add a", map[string]string{"a.txt": "A1\n", ".entire/metadata/s1/full.jsonl": "one\n"})
+	cp2 := rwShadow(t, repo, cp1, cp1, branch, "Add b", map[string]string{"a.txt": "A2\n", "b.txt": "B\n", ".entire/metadata/s1/full.jsonl": "one\ntwo\n"})
+	rwWrite(t, top, "a.txt", "A2\n")
+	rwWrite(t, top, "b.txt", "B\n")
+	rwWrite(t, top, "keep.txt", "there at start\n")
+	rwWrite(t, top, ".claude/new.txt", "agent settings\n")
+	en := New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	en.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	if err := en.Store.WriteSnapshot(State{SessionID: "s1", WorktreePath: top, AgentType: AgentClaudeCode, UntrackedFilesAtStart: []string{"keep.txt"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	points, err := en.RewindPoints(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 2 || points[0].ID != string(cp2) || points[1].ID != string(cp1) {
+		t.Fatalf("points = %+v, want cp2 then cp1", points)
+	}
+	place := TranscriptPlace{Override: t.TempDir()}
+	plan, err := en.PlanRewind(ctx, points[1], RewindFiles, place)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"a.txt"}, plan.Write); d != "" {
+		t.Errorf("Write (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"b.txt"}, plan.Delete); d != "" {
+		t.Errorf("Delete (-want +got):\n%s", d)
+	}
+	if len(plan.Discard) != 0 {
+		t.Errorf("Discard = %v, want none (everything is in a checkpoint)", plan.Discard)
+	}
+	if _, err := en.ApplyRewind(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(place.Override, "s1.jsonl")
+	for rel, want := range map[string]string{"a.txt": "A1\n", "b.txt": "<missing>", "keep.txt": "there at start\n",
+		".claude/new.txt": "agent settings\n", transcript: "one\n"} {
+		if filepath.IsAbs(rel) {
+			rel, _ = filepath.Rel(top, rel)
+		}
+		if got := rwRead(t, top, rel); got != want {
+			t.Errorf("after rewind %s = %q, want %q", rel, got, want)
+		}
+	}
+	if tip, _, _ := repo.ResolveRef(ctx, gitexec.BranchRef(branch)); tip != cp1 {
+		t.Errorf("shadow branch at %s, want cp1 %s", tip, cp1)
+	}
+
+	undo, err := en.PlanUndo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := en.ApplyRewind(ctx, undo); err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]string{"a.txt": "A2\n", "b.txt": "B\n", "keep.txt": "there at start\n"} {
+		if got := rwRead(t, top, rel); got != want {
+			t.Errorf("after undo %s = %q, want %q", rel, got, want)
+		}
+	}
+	if _, err := os.Stat(transcript); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("undo kept the transcript the rewind created: %v", err)
+	}
+	if tip, _, _ := repo.ResolveRef(ctx, gitexec.BranchRef(branch)); tip != cp2 {
+		t.Errorf("shadow branch at %s after undo, want cp2 %s", tip, cp2)
+	}
+}

@@ -1,0 +1,201 @@
+package gitexec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// This file holds what a rewind needs: listing a tree recursively, comparing a tree with the
+// work tree, checking files out of a tree through a temporary index, the history of paths,
+// and moving HEAD and the index.
+
+// TreeFile is one non-directory entry of a recursive tree listing.
+type TreeFile struct {
+	Path string // relative to the root, with "/" separators
+	Mode string // "100644", "100755", "120000" or "160000"
+	OID  OID
+}
+
+// LsTree lists every file of treeish recursively ("git ls-tree -r -z --full-tree"), only those
+// under paths when paths is not empty (matched literally).
+func (r *Repo) LsTree(ctx context.Context, treeish string, paths []string) ([]TreeFile, error) {
+	if err := checkRev(treeish); err != nil {
+		return nil, fmt.Errorf("list tree: %w", err)
+	}
+	args := append([]string{"ls-tree", "-r", "-z", "--full-tree", treeish, "--"}, literal(paths)...)
+	out, err := r.git(ctx, call{}, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list tree %s: %w", treeish, err)
+	}
+	var files []TreeFile
+	for _, rec := range splitNUL(out) {
+		head, path, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(head))
+		if !ok || len(f) != 3 {
+			return nil, fmt.Errorf("list tree %s: unexpected record %q", treeish, rec)
+		}
+		oid, err := r.parseOIDLen(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("list tree %s: %w", treeish, err)
+		}
+		files = append(files, TreeFile{Path: string(path), Mode: f[0], OID: oid})
+	}
+	return files, nil
+}
+
+// DiffWorktree lists the files whose work-tree state differs from treeish, as "git diff
+// <treeish>" sees them (files the index does not track count as absent; unchanged files with a
+// stale index entry are not listed). The work-tree side's OID is zero: read the file.
+func (r *Repo) DiffWorktree(ctx context.Context, treeish string) ([]DiffEntry, error) {
+	if err := checkRev(treeish); err != nil {
+		return nil, fmt.Errorf("diff work tree: %w", err)
+	}
+	out, err := r.git(ctx, call{}, "diff", "--raw", "-z", "--no-renames", "--no-abbrev",
+		"--no-ext-diff", "--ignore-submodules", treeish, "--")
+	if err != nil {
+		return nil, fmt.Errorf("diff work tree against %s: %w", treeish, err)
+	}
+	return r.parseRawDiff(out)
+}
+
+// CheckoutFiles writes paths into the work tree as they are in treeish, overwriting what is
+// there and creating directories, without touching the index or HEAD: treeish is read into a
+// temporary index and "git checkout-index -f -z --stdin" writes the paths from it.
+func (r *Repo) CheckoutFiles(ctx context.Context, treeish string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := checkRev(treeish); err != nil {
+		return fmt.Errorf("check out files: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "entire-index-")
+	if err != nil {
+		return fmt.Errorf("check out files: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	c := call{env: []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "index")}}
+	if _, err := r.git(ctx, c, "read-tree", treeish); err != nil {
+		return fmt.Errorf("check out files from %s: %w", treeish, err)
+	}
+	var in bytes.Buffer
+	for _, p := range paths {
+		if p == "" || strings.ContainsRune(p, 0) {
+			return fmt.Errorf("check out files: invalid path %q", p)
+		}
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	c.stdin = &in
+	if _, err := r.git(ctx, c, "checkout-index", "-f", "-z", "--stdin"); err != nil {
+		return fmt.Errorf("check out files from %s: %w", treeish, err)
+	}
+	return nil
+}
+
+// LogRaw lists every version of paths that the commits reachable from revs introduced ("git log
+// --raw --root" limited to paths, matched literally), newest first; NewOID is the version.
+func (r *Repo) LogRaw(ctx context.Context, revs []string, paths []string) ([]DiffEntry, error) {
+	if len(revs) == 0 || len(paths) == 0 {
+		return nil, nil
+	}
+	args := []string{"log", "--format=", "--raw", "-z", "--no-abbrev", "--no-renames", "--root"}
+	for _, rev := range revs {
+		if err := checkRev(rev); err != nil {
+			return nil, fmt.Errorf("log paths: %w", err)
+		}
+		args = append(args, rev)
+	}
+	out, err := r.git(ctx, call{}, append(append(args, "--"), literal(paths)...)...)
+	if err != nil {
+		return nil, fmt.Errorf("log paths: %w", err)
+	}
+	return r.parseRawDiff(out)
+}
+
+// RevList lists up to max commits reachable from rev, newest first ("git rev-list").
+func (r *Repo) RevList(ctx context.Context, rev string, max int) ([]OID, error) {
+	if err := checkRev(rev); err != nil {
+		return nil, fmt.Errorf("list commits: %w", err)
+	}
+	out, err := r.git(ctx, call{}, "rev-list", "--max-count="+strconv.Itoa(max), rev, "--")
+	if err != nil {
+		return nil, fmt.Errorf("list commits of %s: %w", rev, err)
+	}
+	var ids []OID
+	for _, l := range strings.Fields(string(out)) {
+		id, err := r.parseOIDLen(l)
+		if err != nil {
+			return nil, fmt.Errorf("list commits of %s: %w", rev, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// ResetMode is how far "git reset" goes.
+type ResetMode string
+
+// The modes Reset accepts.
+const (
+	ResetSoft  ResetMode = "--soft"  // move HEAD only
+	ResetMixed ResetMode = "--mixed" // and the index
+	ResetHard  ResetMode = "--hard"  // and the work tree
+)
+
+// Reset moves HEAD (the current branch) to commit ("git reset -q <mode> <commit> --").
+func (r *Repo) Reset(ctx context.Context, mode ResetMode, commit OID) error {
+	switch mode {
+	case ResetSoft, ResetMixed, ResetHard:
+	default:
+		return fmt.Errorf("reset: unknown mode %q", mode)
+	}
+	if _, err := r.parseOIDLen(string(commit)); err != nil {
+		return fmt.Errorf("reset: %w", err)
+	}
+	if _, err := r.git(ctx, call{}, "reset", "-q", string(mode), string(commit), "--"); err != nil {
+		return fmt.Errorf("reset %s %s: %w", mode, commit.Short(7), err)
+	}
+	return nil
+}
+
+// WriteTree writes the index as a tree ("git write-tree"); ok=false when the index has
+// unmerged entries and so is no tree.
+func (r *Repo) WriteTree(ctx context.Context) (OID, bool, error) {
+	out, err := r.git(ctx, call{}, "write-tree")
+	if err != nil {
+		if stderrHas(err, "unmerged", "not able to write tree") {
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("write index tree: %w", err)
+	}
+	oid, err := r.parseOIDLen(strings.TrimSpace(string(out)))
+	if err != nil {
+		return "", false, fmt.Errorf("write index tree: %w", err)
+	}
+	return oid, true, nil
+}
+
+// ReadTreeIndex replaces the index with treeish ("git read-tree"), leaving the work tree alone.
+func (r *Repo) ReadTreeIndex(ctx context.Context, treeish string) error {
+	if err := checkRev(treeish); err != nil {
+		return fmt.Errorf("read tree into index: %w", err)
+	}
+	if _, err := r.git(ctx, call{}, "read-tree", treeish); err != nil {
+		return fmt.Errorf("read tree %s into index: %w", treeish, err)
+	}
+	return nil
+}
+
+// literal turns paths into literal pathspecs, so that no character in a file name is magic.
+func literal(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(literal)" + p
+	}
+	return out
+}

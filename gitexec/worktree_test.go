@@ -1,0 +1,143 @@
+package gitexec_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/entirerec/entire/gitexec"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLsTreeListsFilesRecursivelyAndByPath(t *testing.T) {
+	dir := newRepo(t)
+	c := commitFiles(t, dir, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n", "d/e/c.txt": "c\n"}, "init")
+	r := open(t, dir)
+	ctx := context.Background()
+	all, err := r.LsTree(ctx, string(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range all {
+		paths = append(paths, f.Path)
+		if f.Mode != "100644" || len(f.OID) != 40 {
+			t.Errorf("%s: mode %s oid %s", f.Path, f.Mode, f.OID)
+		}
+	}
+	if diff := cmp.Diff([]string{"a.txt", "d/b.txt", "d/e/c.txt"}, paths); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+	some, err := r.LsTree(ctx, string(c), []string{"d/b.txt", "missing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(some) != 1 || some[0].Path != "d/b.txt" {
+		t.Errorf("LsTree with paths = %+v, want only d/b.txt", some)
+	}
+}
+
+func TestDiffWorktreeAndCheckoutFiles(t *testing.T) {
+	dir := newRepo(t)
+	first := commitFiles(t, dir, map[string]string{"keep.txt": "k\n", "mod.txt": "one\n", "gone.txt": "g\n"}, "first")
+	writeFile(t, dir, "mod.txt", "two\n")
+	os.Remove(filepath.Join(dir, "gone.txt"))
+	writeFile(t, dir, "new.txt", "n\n")
+	git(t, dir, "add", "new.txt")
+	r := open(t, dir)
+	ctx := context.Background()
+	diff, err := r.DiffWorktree(ctx, string(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]byte{}
+	for _, d := range diff {
+		got[d.Path] = d.Status
+	}
+	want := map[string]byte{"mod.txt": 'M', "gone.txt": 'D', "new.txt": 'A'}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DiffWorktree (-want +got):\n%s", d)
+	}
+	indexBefore := git(t, dir, "ls-files", "-s")
+	if err := r.CheckoutFiles(ctx, string(first), []string{"mod.txt", "gone.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{"mod.txt": "one\n", "gone.txt": "g\n", "new.txt": "n\n"} {
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil || string(data) != want {
+			t.Errorf("%s = %q, %v; want %q", p, data, err, want)
+		}
+	}
+	if after := git(t, dir, "ls-files", "-s"); after != indexBefore {
+		t.Errorf("CheckoutFiles changed the index:\n%s\nwant\n%s", after, indexBefore)
+	}
+}
+
+func TestLogRawListsEveryVersionOfAPath(t *testing.T) {
+	dir := newRepo(t)
+	commitFiles(t, dir, map[string]string{"f": "1\n", "other": "x\n"}, "one")
+	commitFiles(t, dir, map[string]string{"f": "2\n"}, "two")
+	head := commitFiles(t, dir, map[string]string{"f": "3\n"}, "three")
+	r := open(t, dir)
+	ctx := context.Background()
+	entries, err := r.LogRaw(ctx, []string{string(head)}, []string{"f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		if e.Path != "f" {
+			t.Errorf("unexpected path %q", e.Path)
+		}
+		data, _, err := r.ReadBlob(ctx, string(e.NewOID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(data))
+	}
+	sort.Strings(got)
+	if d := cmp.Diff([]string{"1\n", "2\n", "3\n"}, got); d != "" {
+		t.Errorf("versions (-want +got):\n%s", d)
+	}
+}
+
+func TestResetWriteTreeReadTreeIndex(t *testing.T) {
+	dir := newRepo(t)
+	first := commitFiles(t, dir, map[string]string{"a": "1\n"}, "one")
+	second := commitFiles(t, dir, map[string]string{"a": "2\n"}, "two")
+	writeFile(t, dir, "b", "staged\n")
+	git(t, dir, "add", "b")
+	r := open(t, dir)
+	ctx := context.Background()
+	index, ok, err := r.WriteTree(ctx)
+	if err != nil || !ok {
+		t.Fatalf("WriteTree = %v, %v", ok, err)
+	}
+	if err := r.Reset(ctx, gitexec.ResetHard, first); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a")); string(data) != "1\n" {
+		t.Errorf("after hard reset a = %q", data)
+	}
+	if err := r.Reset(ctx, gitexec.ResetSoft, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ReadTreeIndex(ctx, string(index)); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, dir, "write-tree"); got != string(index) {
+		t.Errorf("index tree = %s, want %s", got, index)
+	}
+	if got := git(t, dir, "rev-parse", "HEAD"); got != string(second) {
+		t.Errorf("HEAD = %s, want %s", got, second)
+	}
+	if err := r.Reset(ctx, "--merge", second); err == nil {
+		t.Error("Reset accepted an unknown mode")
+	}
+	ids, err := r.RevList(ctx, "HEAD", 1)
+	if err != nil || len(ids) != 1 || ids[0] != second {
+		t.Errorf("RevList = %v, %v", ids, err)
+	}
+}
