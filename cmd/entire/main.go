@@ -69,7 +69,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "entire:", err)
 		return 1
 	}
+	if len(args) == 0 {
+		args = []string{"--help"}
+	}
 	kctx, err := parser.Parse(args)
+	if exited >= 0 {
+		return exited
+	}
 	if err != nil {
 		if len(args) > 0 && args[0] == "hooks" {
 			// A hook must never block the agent or git over a usage problem.
@@ -78,9 +84,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "Error: Invalid usage: %v\n", err)
 		return 1
-	}
-	if exited >= 0 {
-		return exited
 	}
 	if kctx.Command() == "" || len(args) == 0 {
 		return 0
