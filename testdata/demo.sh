@@ -59,14 +59,14 @@ git log -1 --format='%h %s%n%n%b'
 CP=$(git log -1 --format=%B | sed -n 's/^Entire-Checkpoint: //p')
 DIR=$(echo "$CP" | cut -c1-2)/$(echo "$CP" | cut -c3-)
 
-say "The checkpoint $CP on entire/checkpoints/v1"
+say "The checkpoint $CP explained (entire explain -c $CP)"
+entire explain -c "$CP" --full
+
+say "Where it lives on entire/checkpoints/v1"
 git ls-tree -r --name-only entire/checkpoints/v1 -- "$DIR"
-echo
-echo "--- $DIR/0/metadata.json"
-git show "entire/checkpoints/v1:$DIR/0/metadata.json"
-echo "--- $DIR/0/prompt.txt"
-git show "entire/checkpoints/v1:$DIR/0/prompt.txt"; echo
-echo "--- $DIR/0/full.jsonl: $(git show "entire/checkpoints/v1:$DIR/0/full.jsonl" | wc -l) transcript lines, $(git show "entire/checkpoints/v1:$DIR/0/content_hash.txt")"
+
+say "The branch's checkpoints (entire explain)"
+entire explain
 
 say "The session's journal, replayed (entire replay)"
 entire replay "$SID" | grep -v '^ *"' | sed -n '/^#/,/^Final/p' | grep -v '^Final' | cut -c1-160
