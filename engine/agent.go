@@ -64,12 +64,9 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 		return fmt.Errorf("session ID conflict: session %s belongs to worktree %s, not %s", in.SessionID, s.WorktreePath, wt.Path)
 	}
 	in.Worktree = wt
-	from := s.Recorder.TurnStart
-	if from.Offset < s.Recorder.CondensedOffset {
-		from = events.Transcript{Path: s.TranscriptPath, Lines: s.CheckpointTranscriptStart, Offset: s.Recorder.CondensedOffset}
-	}
-	if _, pos, err := scanPosition(in.Transcript.Path, from); err == nil {
+	if sc, pos, err := scanPosition(in.Transcript.Path, s.Recorder.Scanned); err == nil {
 		in.Transcript = pos
+		in.PriorPrompts = sc.Prompts
 	} else {
 		in.Transcript = events.Transcript{Path: in.Transcript.Path}
 	}
@@ -150,7 +147,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	}
 	defer closeSession(en, sess)
 	s := sess.State
-	from := s.Recorder.TurnStart
+	from := s.Recorder.Scanned
 	scan, pos, err := scanPosition(in.Transcript.Path, from)
 	if err != nil {
 		return err
@@ -170,6 +167,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	}
 	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: data}
 	in.Transcript = pos
+	in.Prompts = scan.Prompts
 	in.Usage = scan.Usage
 	in.Summary = scan.LastAssistant
 	st, err := en.dirtyStatus(ctx)

@@ -23,8 +23,12 @@ func (en *Engine) sessionTranscript(ctx context.Context, s State) ([]byte, event
 	if tip == "" {
 		return nil, pos, err
 	}
-	blob, ok, rerr := en.Repo.ReadBlob(ctx, tip+":.entire/metadata/"+s.SessionID+"/full.jsonl")
+	entries, ok, rerr := en.Repo.ReadTree(ctx, tip+":.entire/metadata/"+s.SessionID)
 	if rerr != nil || !ok {
+		return nil, pos, err
+	}
+	blob, _, rerr := readTranscript(ctx, en.Repo, entries, s.AgentType)
+	if rerr != nil || blob == nil {
 		return nil, pos, err
 	}
 	end := bytes.LastIndexByte(blob, '\n') + 1
@@ -47,7 +51,7 @@ func (en *Engine) relFiles(paths []string) []string {
 
 // slotContent renders the transcript, prompt.txt and context.md of a committed slot (spec
 // §3.6), redacted (spec §12.1), reusing the session's stored transcript chunks.
-func (en *Engine) slotContent(ctx context.Context, s State, transcript []byte, full claudecode.Scan) (slotWrite, error) {
+func (en *Engine) slotContent(ctx context.Context, s State, transcript []byte, prompts []string) (slotWrite, error) {
 	var w slotWrite
 	if transcript != nil {
 		cache := s.Recorder.Chunks
@@ -60,9 +64,9 @@ func (en *Engine) slotContent(ctx context.Context, s State, transcript []byte, f
 		}
 		w.transcript = &st
 	}
-	if len(full.Prompts) > 0 {
-		w.prompts = []byte(redact.String(claudecode.PromptsText(full.Prompts)))
-		w.context = []byte(redact.String(claudecode.CommittedContext(full.Prompts)))
+	if len(prompts) > 0 {
+		w.prompts = []byte(redact.String(claudecode.PromptsText(prompts)))
+		w.context = []byte(redact.String(claudecode.CommittedContext(prompts)))
 	}
 	return w, nil
 }
@@ -83,14 +87,13 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 		en.Log.Warn("condense without transcript", "session_id", s.SessionID, "error", err.Error())
 		data = nil
 	}
-	full := claudecode.ScanBytes(data)
 	start := s.Recorder.CondensedOffset
 	if start < 0 || start > int64(len(data)) {
 		start = 0
 	}
 	fresh := claudecode.ScanBytes(data[start:])
 	files := checkpointFiles(s.FilesTouched, en.relFiles(fresh.ModifiedFiles), c.Files)
-	w, err := en.slotContent(ctx, s, data, full)
+	w, err := en.slotContent(ctx, s, data, sessionPrompts(s, data, pos.Path))
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +143,7 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 	})}
 	candidates := f.CarryForward
 	if len(candidates) == 0 && f.Provisional {
-		candidates = en.relFiles(full.ModifiedFiles)
+		candidates = en.relFiles(fresh.ModifiedFiles)
 	}
 	cf, err := en.carryForward(ctx, s, c, candidates)
 	if err != nil {
@@ -239,8 +242,7 @@ func (en *Engine) finalize(ctx context.Context, s State, f Finalize) ([]events.E
 	if err != nil {
 		return nil, fmt.Errorf("finalize: %w", err)
 	}
-	full := claudecode.ScanBytes(data)
-	w, err := en.slotContent(ctx, s, data, full)
+	w, err := en.slotContent(ctx, s, data, sessionPrompts(s, data, pos.Path))
 	if err != nil {
 		return nil, fmt.Errorf("finalize: %w", err)
 	}
@@ -406,4 +408,14 @@ func usageSince(data []byte, off int64) *events.TokenUsage {
 		return nil
 	}
 	return &u
+}
+
+// sessionPrompts are all user prompts of a transcript (spec §3.6): those already read by the
+// hooks, plus any in the lines after that, so a long transcript is not parsed again.
+func sessionPrompts(s State, data []byte, path string) []string {
+	sc := s.Recorder.Scanned
+	if sc.Path != path || path == "" || sc.Offset > int64(len(data)) {
+		return claudecode.ScanBytes(data).Prompts
+	}
+	return append(cloneStrings(s.Recorder.Prompts), claudecode.ScanBytes(data[sc.Offset:]).Prompts...)
 }

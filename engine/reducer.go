@@ -170,6 +170,7 @@ func Evolve(in State, e events.Event) State {
 		}
 		s.Recorder.TurnStart = d.Transcript
 		s.Recorder.TurnPrompt = d.Prompt
+		s.scanned(d.Transcript, d.PriorPrompts)
 		s.Recorder.DirtyAtTurnStart = cloneStrings(d.DirtyFiles)
 	case events.TurnEnded:
 		if !s.Exists() {
@@ -183,6 +184,7 @@ func Evolve(in State, e events.Event) State {
 		if d.Transcript.Path != "" {
 			s.TranscriptPath = d.Transcript.Path
 		}
+		s.scanned(d.Transcript, d.Prompts)
 		if !d.Usage.IsZero() {
 			u := d.Usage
 			if s.TokenUsage != nil {
@@ -224,6 +226,9 @@ func Evolve(in State, e events.Event) State {
 		s.BaseCommit = d.BaseCommit
 		s.ShouldResetShadowBranch = false
 		s.Recorder.LastShadowCommit = d.Commit
+		if len(d.Chunks) > 0 {
+			s.Recorder.ShadowChunks, s.Recorder.ShadowChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
+		}
 		if s.TranscriptIdentifierAtStart == "" {
 			s.TranscriptIdentifierAtStart = s.Recorder.TurnStart.LastUUID
 		}
@@ -255,7 +260,7 @@ func Evolve(in State, e events.Event) State {
 		s.Recorder.LastShadowCommit = ""
 		s.Recorder.UsageOffset = d.Transcript.Offset
 		if len(d.Chunks) > 0 {
-			s.Recorder.Chunks, s.Recorder.ChunksPath = append([]events.ChunkRef(nil), d.Chunks...), d.Transcript.Path
+			s.Recorder.Chunks, s.Recorder.ChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
 		}
 		if d.Provisional && !contains(s.TurnCheckpointIDs, d.CheckpointID) {
 			s.TurnCheckpointIDs = append(s.TurnCheckpointIDs, d.CheckpointID)
@@ -280,7 +285,7 @@ func Evolve(in State, e events.Event) State {
 			s.Recorder.CondensedOffset = d.Transcript.Offset
 		}
 		if len(d.Chunks) > 0 {
-			s.Recorder.Chunks, s.Recorder.ChunksPath = append([]events.ChunkRef(nil), d.Chunks...), d.Transcript.Path
+			s.Recorder.Chunks, s.Recorder.ChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
 		}
 		if len(d.Finalized) > 0 && d.Transcript.Offset > s.Recorder.UsageOffset {
 			s.Recorder.UsageOffset = d.Transcript.Offset
@@ -332,4 +337,17 @@ func contains(list []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// scanned records that the transcript was read up to pos, finding prompts there. Reading a
+// different file starts the prompt list over.
+func (s *State) scanned(pos events.Transcript, prompts []string) {
+	if pos.Path == "" {
+		return
+	}
+	if pos.Path != s.Recorder.Scanned.Path || pos.Offset < s.Recorder.Scanned.Offset {
+		s.Recorder.Prompts = nil
+	}
+	s.Recorder.Prompts = append(s.Recorder.Prompts, prompts...)
+	s.Recorder.Scanned = pos
 }

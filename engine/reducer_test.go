@@ -221,6 +221,7 @@ func TestEvolve(t *testing.T) {
 		s.Phase, s.EndedAt, s.LastInteractionTime = PhaseActive, nil, &at
 		s.TurnID, s.LastCheckpointID, s.TranscriptPath, s.ShouldResetShadowBranch = "fedcba987654", "", "/t/new.jsonl", true
 		s.Recorder.TurnStart, s.Recorder.TurnPrompt, s.Recorder.DirtyAtTurnStart = turnStart.Transcript, "second", []string{"y.go"}
+		s.Recorder.Scanned = turnStart.Transcript // the transcript was read up to the turn's start
 		s.PendingPromptAttribution = &PromptAttribution{CheckpointNumber: s.CheckpointCount + 1, UserLinesAdded: 5}
 	}
 	// A checkpoint save moves the pending attribution into prompt_attributions (spec §5.3).
@@ -235,6 +236,7 @@ func TestEvolve(t *testing.T) {
 			s.Phase, s.LastInteractionTime = PhaseIdle, &at
 		}
 		s.TranscriptPath = "/t/new.jsonl"
+		s.Recorder.Scanned = turnEnd.Transcript
 	}
 	resetPending := func(s *State) { s.ShouldResetShadowBranch = true }
 	finalizing := func(s *State) { s.TurnCheckpointIDs = []string{cpOld, cpNew} }
@@ -445,7 +447,7 @@ func TestEvolveFirstTurnCreatesState(t *testing.T) {
 		WorktreePath: "/w", WorktreeID: "wt", StartedAt: evTime, Phase: PhaseActive, TurnID: "fedcba987654",
 		LastInteractionTime: &at, UntrackedFilesAtStart: []string{"notes.txt"}, AgentType: AgentClaudeCode,
 		TranscriptPath: "/t/s2.jsonl", FirstPrompt: "hello world",
-		Recorder: Recorder{JournalSeq: evSeq, TurnStart: d.Transcript, TurnPrompt: "hello\tworld"}}
+		Recorder: Recorder{JournalSeq: evSeq, TurnStart: d.Transcript, Scanned: d.Transcript, TurnPrompt: "hello\tworld"}}
 	got := Evolve(State{}, ev(d))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("first TurnStarted (-want +got):\n%s", diff)

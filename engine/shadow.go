@@ -136,7 +136,6 @@ func (en *Engine) shadowOverlay(s State, tf *turnFacts, subject string) []namedB
 	promptText := claudecode.PromptsText(prompts)
 	summary := tf.scan.LastAssistant
 	return []namedBlob{
-		{"full.jsonl", tf.transcript},
 		{"prompt.txt", []byte(promptText)},
 		{"summary.txt", []byte(summary)},
 		{"context.md", []byte(claudecode.ShadowContext(s.SessionID, subject, promptText, summary, tf.scan.Actions))},
@@ -174,6 +173,14 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input even
 		return nil, err
 	}
 	changes = append(changes, overlay...)
+	stored, err := en.storeRawTranscript(ctx, tf.transcript, s.shadowChunkCache(te.Transcript.Path))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range stored.files {
+		f.Path = metaDir + "/" + f.Path
+		changes = append(changes, f)
+	}
 	headTree, err := en.treeOf(ctx, head)
 	if err != nil {
 		return nil, err
@@ -191,7 +198,7 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input even
 	}
 	return []events.Event{en.event(events.ShadowCheckpointWritten{
 		Branch: branch, Commit: string(res), BaseCommit: head, Files: f.Files, Reset: f.Reset,
-		Transcript: te.Transcript,
+		Transcript: te.Transcript, Chunks: stored.cache,
 	})}, nil
 }
 
@@ -335,4 +342,13 @@ func (en *Engine) migrateShadow(ctx context.Context, s State, f MigrateShadow) (
 		return []events.Event{en.event(res)}, nil
 	}
 	return nil, fmt.Errorf("migrate %s: %w", from, gitexec.ErrRefMoved)
+}
+
+// shadowChunkCache is the cache of raw transcript chunks already on the shadow branch, valid
+// only for the same transcript file.
+func (s State) shadowChunkCache(path string) []events.ChunkRef {
+	if s.Recorder.ShadowChunksPath != path {
+		return nil
+	}
+	return s.Recorder.ShadowChunks
 }

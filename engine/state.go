@@ -40,6 +40,9 @@ type Recorder struct {
 	JournalOffset int64  `json:"journal_offset"`
 	// TurnStart is the transcript position when the current turn began.
 	TurnStart events.Transcript `json:"turn_start"`
+	// Scanned is how far the transcript has been read; Prompts are all user prompts up to there.
+	Scanned events.Transcript `json:"scanned"`
+	Prompts []string          `json:"prompts,omitempty"`
 	// TurnPrompt is the prompt the current turn began with.
 	TurnPrompt string `json:"turn_prompt,omitempty"`
 	// CondensedOffset is the byte offset matching checkpoint_transcript_start.
@@ -49,6 +52,9 @@ type Recorder struct {
 	// Chunks caches the closed chunks of the stored (redacted) transcript at ChunksPath.
 	Chunks     []events.ChunkRef `json:"chunks,omitempty"`
 	ChunksPath string            `json:"chunks_path,omitempty"`
+	// ShadowChunks caches the closed raw transcript chunks on the shadow branch.
+	ShadowChunks     []events.ChunkRef `json:"shadow_chunks,omitempty"`
+	ShadowChunksPath string            `json:"shadow_chunks_path,omitempty"`
 	// TaskSteps numbers the incremental subagent checkpoints.
 	TaskSteps int `json:"task_steps,omitempty"`
 	// UsageOffset is how far (bytes) the transcript's token usage is attributed to checkpoints.
@@ -103,13 +109,9 @@ func (s State) clone() State {
 	c.UntrackedFilesAtStart = cloneStrings(s.UntrackedFilesAtStart)
 	c.FilesTouched = cloneStrings(s.FilesTouched)
 	c.Recorder.DirtyAtTurnStart = cloneStrings(s.Recorder.DirtyAtTurnStart)
-	if s.Recorder.Chunks != nil {
-		c.Recorder.Chunks = make([]events.ChunkRef, len(s.Recorder.Chunks))
-		for i, ch := range s.Recorder.Chunks {
-			ch.HashState = append([]byte(nil), ch.HashState...)
-			c.Recorder.Chunks[i] = ch
-		}
-	}
+	c.Recorder.Prompts = cloneStrings(s.Recorder.Prompts)
+	c.Recorder.Chunks = cloneChunks(s.Recorder.Chunks)
+	c.Recorder.ShadowChunks = cloneChunks(s.Recorder.ShadowChunks)
 	if s.EndedAt != nil {
 		t := *s.EndedAt
 		c.EndedAt = &t
@@ -151,6 +153,18 @@ func cloneAttribution(a PromptAttribution) PromptAttribution {
 		a.UserAddedPerFile = m
 	}
 	return a
+}
+
+func cloneChunks(cs []events.ChunkRef) []events.ChunkRef {
+	if cs == nil {
+		return nil
+	}
+	out := make([]events.ChunkRef, len(cs))
+	for i, ch := range cs {
+		ch.HashState = append([]byte(nil), ch.HashState...)
+		out[i] = ch
+	}
+	return out
 }
 
 func cloneStrings(s []string) []string {

@@ -109,6 +109,10 @@ const goldenStateJSON = `{
       "offset": 400,
       "last_uuid": "u4"
     },
+    "scanned": {
+      "lines": 0,
+      "offset": 0
+    },
     "turn_prompt": "Add a \u003cdiv\u003e",
     "condensed_offset": 400,
     "dirty_at_turn_start": [

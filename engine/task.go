@@ -163,7 +163,7 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 		}
 	}
 	in.Files = mergeSorted(intersect(edited, statusPaths(st)), created)
-	if _, pos, err := scanPosition(in.Transcript.Path, events.Transcript{}); err == nil {
+	if _, pos, err := scanPosition(in.Transcript.Path, en.scannedFrom(in.SessionID)); err == nil {
 		in.Transcript = pos
 	}
 	sess, err := en.Store.Open(in.SessionID)
@@ -273,11 +273,14 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events
 	}
 	changes = append(changes, own...)
 	if main != nil {
-		mc, err := en.blobChanges(ctx, meta, []namedBlob{{"full.jsonl", main}})
+		stored, err := en.storeRawTranscript(ctx, main, s.shadowChunkCache(in.Transcript.Path))
 		if err != nil {
 			return nil, err
 		}
-		changes = append(changes, mc...)
+		for _, f := range stored.files {
+			f.Path = meta + "/" + f.Path
+			changes = append(changes, f)
+		}
 	}
 	tc, err := en.blobChanges(ctx, taskDir, files)
 	if err != nil {
@@ -317,7 +320,7 @@ func (en *Engine) ownOverlay(ctx context.Context, branch, meta, taskDir string, 
 	for _, rec := range strings.Split(string(out), "\x00") {
 		info, path, ok := strings.Cut(rec, "\t")
 		fields := strings.Fields(info)
-		if !ok || len(fields) != 3 || skip[path] {
+		if !ok || len(fields) != 3 || skip[path] || isTranscriptChunk(strings.TrimPrefix(path, meta+"/")) {
 			continue
 		}
 		keep = append(keep, gitexec.TreeChange{Path: path, Mode: fields[0], OID: gitexec.OID(fields[2])})
@@ -331,4 +334,14 @@ func redactJSON(raw []byte) []byte {
 		return []byte("null")
 	}
 	return redact.JSONL(raw)
+}
+
+// scannedFrom is how far a session's transcript was already read, so that a position can be
+// found by reading only the new lines.
+func (en *Engine) scannedFrom(sessionID string) events.Transcript {
+	s, err := en.Store.Peek(sessionID)
+	if err != nil {
+		return events.Transcript{}
+	}
+	return s.Recorder.Scanned
 }

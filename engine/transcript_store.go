@@ -75,10 +75,21 @@ type storedTranscript struct {
 	cache []events.ChunkRef
 }
 
-// storeTranscript redacts and writes a transcript as chunk blobs. Closed chunks listed in the
-// cache with the same end offset are reused without being read, redacted or hashed again, so
-// the work is linear in the new part of the transcript.
+// storeTranscript redacts and writes a transcript as chunk blobs for the metadata branch.
 func (en *Engine) storeTranscript(ctx context.Context, data []byte, cache []events.ChunkRef) (storedTranscript, error) {
+	return en.storeChunks(ctx, data, cache, redact.JSONL)
+}
+
+// storeRawTranscript writes a transcript as chunk blobs unchanged, for the shadow branch
+// (which is local and not redacted, spec §12.1).
+func (en *Engine) storeRawTranscript(ctx context.Context, data []byte, cache []events.ChunkRef) (storedTranscript, error) {
+	return en.storeChunks(ctx, data, cache, func(b []byte) []byte { return b })
+}
+
+// storeChunks transforms and writes a transcript as chunk blobs. Closed chunks listed in the
+// cache with the same end offset are reused without being read, transformed or hashed again,
+// so the work is linear in the new part of the transcript.
+func (en *Engine) storeChunks(ctx context.Context, data []byte, cache []events.ChunkRef, transform func([]byte) []byte) (storedTranscript, error) {
 	var out storedTranscript
 	ends, err := chunkBounds(data)
 	if err != nil {
@@ -110,7 +121,7 @@ func (en *Engine) storeTranscript(ctx context.Context, data []byte, cache []even
 		if !last {
 			raw = raw[:len(raw)-1] // a closed chunk drops its final newline; the reader re-adds it
 		}
-		red := redact.JSONL(raw)
+		red := transform(raw)
 		h.Write(red)
 		if !last {
 			h.Write([]byte{'\n'})

@@ -43,6 +43,9 @@ type TurnStarted struct {
 	// ResetShadow is the overlap decision made at prompt start: the shadow branch's files do not
 	// overlap the dirty worktree, so the next checkpoint starts the branch afresh.
 	ResetShadow bool `json:"reset_shadow,omitempty"`
+	// PriorPrompts are the prompts in the transcript lines read since the last hook (for a new
+	// session: all earlier prompts of a resumed conversation).
+	PriorPrompts []string `json:"prior_prompts,omitempty"`
 	// Attribution is the user's and agent's line counts measured before the agent acts.
 	Attribution *PromptAttribution `json:"attribution,omitempty"`
 }
@@ -62,7 +65,9 @@ type TurnEnded struct {
 	Usage   TokenUsage `json:"usage"`
 	Summary string     `json:"summary,omitempty"`
 	Prompt  string     `json:"prompt,omitempty"`
-	Flushed bool       `json:"flushed,omitempty"`
+	// Prompts are the user prompts in the lines read since the last hook.
+	Prompts []string `json:"prompts,omitempty"`
+	Flushed bool     `json:"flushed,omitempty"`
 }
 
 // EventType implements Payload.
@@ -105,6 +110,7 @@ type ShadowCheckpointWritten struct {
 	Reset      bool       `json:"reset,omitempty"` // the branch was started afresh
 	Usage      TokenUsage `json:"usage"`
 	Transcript Transcript `json:"transcript"`
+	Chunks     []ChunkRef `json:"chunks,omitempty"` // closed raw transcript chunks now on the branch
 }
 
 // EventType implements Payload.
