@@ -6,7 +6,7 @@ PKGS    := ./...
 .PHONY: help build test race lint fuzz bench check demo clean
 
 help: ## Show this help.
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-7s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 
 build: ## Build bin/entire.
 	$(GO) build -o $(BIN) ./cmd/entire
@@ -27,8 +27,13 @@ fuzz: ## Run each fuzz target for a short while.
 	$(GO) test -run '^$$' -fuzz FuzzScanBytes -fuzztime 20s ./events/claudecode/
 	$(GO) test -run '^$$' -fuzz FuzzParseHookInput -fuzztime 20s ./events/claudecode/
 
-bench: ## Run the Go benchmarks of the hot paths.
+bench: ## Run the Go benchmarks of the hot paths, then the end-to-end harness (bench-e2e).
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	$(GO) run ./cmd/entire-bench $(BENCH_E2E_FLAGS)
+
+.PHONY: bench-e2e
+bench-e2e: ## Time real sessions through the binary against git floors (BENCH_E2E_FLAGS=-quick for a smoke run).
+	$(GO) run ./cmd/entire-bench $(BENCH_E2E_FLAGS)
 
 check: lint test ## What CI runs.
 

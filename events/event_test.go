@@ -1,0 +1,112 @@
+package events
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// samples has one populated payload of every type.
+func samples() []Payload {
+	tr := Transcript{Path: "/t.jsonl", Lines: 3, Offset: 120, LastUUID: "u3"}
+	wt := Worktree{Path: "/w", ID: "wt", Head: "0123456789012345678901234567890123456789"}
+	return []Payload{
+		SessionStarted{SessionID: "s", Agent: "Claude Code", Source: "resume", Transcript: tr, Worktree: wt},
+		TurnStarted{SessionID: "s", Agent: "Claude Code", TurnID: "abcdefabcdef", Prompt: "hi <b>", Transcript: tr, Worktree: wt,
+			DirtyFiles: []string{"a"}, UntrackedFiles: []string{"b"}, ResetShadow: true, PriorPrompts: []string{"earlier"},
+			Attribution: &PromptAttribution{CheckpointNumber: 2, UserLinesAdded: 1, UserAddedPerFile: map[string]int{"a": 1}}},
+		TurnEnded{SessionID: "s", Transcript: tr, Worktree: wt, Files: []string{"a"}, Usage: TokenUsage{InputTokens: 1,
+			SubagentTokens: &TokenUsage{OutputTokens: 2}}, Summary: "done", Prompts: []string{"p"}, Flushed: true},
+		SessionStopped{SessionID: "s", Reason: "clear"},
+		GitCommitted{Commit: "c", CheckpointID: "0123456789ab", Branch: "main", Files: []string{"a"}, Overlap: true, TranscriptGrew: true},
+		SubagentEnded{SessionID: "s", ToolUseID: "toolu_1", AgentID: "a1", Files: []string{"x"}, Incremental: true, Todo: []byte(`{"todos":[]}`)},
+		ShadowCheckpointWritten{Branch: "entire/0123456-e3b0c4", Commit: "c", BaseCommit: "b", Files: []string{"a"}, Reset: true,
+			Chunks: []ChunkRef{{End: 10, Blob: "b1", HashState: []byte{1, 2}}}},
+		ShadowCheckpointSkipped{Reason: "no changes"},
+		ShadowBranchMigrated{From: "x", To: "y", NewBase: "b"},
+		ShadowBranchDeleted{Branch: "x", Commit: "c"},
+		CheckpointCondensed{CheckpointID: "0123456789ab", MetadataCommit: "m", UserCommit: "u", Slot: 1, Provisional: true},
+		CondensationSkipped{Commit: "c", Reason: "no overlap"},
+		CarriedForward{Branch: "x", Commit: "c", Files: []string{"a"}},
+		CheckpointsFinalized{Finalized: []string{"a"}, Failed: map[string]string{"b": "boom"}},
+		TaskCheckpointWritten{Branch: "x", Commit: "c", ToolUseID: "toolu_1", Sequence: 2},
+		EffectFailed{Effect: "condense", Error: "boom"},
+	}
+}
+
+func TestRoundTripEveryType(t *testing.T) {
+	at := time.Date(2026, 11, 22, 10, 0, 0, 123, time.UTC)
+	seen := map[Type]bool{}
+	for i, p := range samples() {
+		e := New(at, p)
+		e.Seq = uint64(i + 1)
+		line, err := Encode(e)
+		if err != nil {
+			t.Fatalf("%s: %v", p.EventType(), err)
+		}
+		if strings.Contains(string(line), "\n") {
+			t.Fatalf("%s: encoded line has a newline", p.EventType())
+		}
+		got, err := Decode(line)
+		if err != nil {
+			t.Fatalf("%s: %v", p.EventType(), err)
+		}
+		if diff := cmp.Diff(e, got); diff != "" {
+			t.Errorf("%s round trip (-want +got):\n%s", p.EventType(), diff)
+		}
+		seen[p.EventType()] = true
+	}
+	for _, typ := range []Type{TypeSessionStarted, TypeTurnStarted, TypeTurnEnded, TypeSessionStopped, TypeGitCommitted,
+		TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
+		TypeShadowBranchDeleted, TypeCheckpointCondensed, TypeCondensationSkipped, TypeCarriedForward,
+		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed} {
+		if !seen[typ] {
+			t.Errorf("no round-trip sample for %s", typ)
+		}
+	}
+}
+
+func TestEncodeLineShape(t *testing.T) {
+	e := New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), SessionStopped{SessionID: "s"})
+	e.Seq = 7
+	line, err := Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"v":1,"seq":7,"type":"session_stopped","time":"2026-01-02T03:04:05Z","data":{"session_id":"s"}}`
+	if string(line) != want {
+		t.Fatalf("line = %s\nwant   %s", line, want)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for name, line := range map[string]string{
+		"not json":       `{"v":1,`,
+		"unknown type":   `{"v":1,"seq":1,"type":"made_up","time":"2026-01-02T03:04:05Z","data":{}}`,
+		"future version": `{"v":99,"seq":1,"type":"session_stopped","time":"2026-01-02T03:04:05Z","data":{}}`,
+		"zero version":   `{"seq":1,"type":"session_stopped","data":{}}`,
+		"bad payload":    `{"v":1,"seq":1,"type":"turn_ended","time":"2026-01-02T03:04:05Z","data":{"files":"a"}}`,
+	} {
+		if _, err := Decode([]byte(line)); err == nil {
+			t.Errorf("%s: decoded without error", name)
+		}
+	}
+	if _, err := Encode(Event{V: 1, Seq: 1, Type: TypeTurnEnded, Data: SessionStopped{}}); err == nil {
+		t.Error("a type that does not match its payload was encoded")
+	}
+}
+
+func TestTokenUsageAdd(t *testing.T) {
+	a := TokenUsage{InputTokens: 1, CacheReadTokens: 2, APICallCount: 1, SubagentTokens: &TokenUsage{OutputTokens: 3}}
+	b := TokenUsage{InputTokens: 10, OutputTokens: 5, APICallCount: 2}
+	got := a.Add(b)
+	want := TokenUsage{InputTokens: 11, CacheReadTokens: 2, OutputTokens: 5, APICallCount: 3, SubagentTokens: &TokenUsage{OutputTokens: 3}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Add (-want +got):\n%s", diff)
+	}
+	if !(TokenUsage{}).IsZero() || got.IsZero() {
+		t.Error("IsZero is wrong")
+	}
+}
