@@ -6,7 +6,7 @@ PKGS    := ./...
 .PHONY: help build test race lint fuzz bench check demo clean
 
 help: ## Show this help.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 
 build: ## Build bin/entire.
 	$(GO) build -o $(BIN) ./cmd/entire
