@@ -166,10 +166,6 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		files.Prompt = "/" + dir + "/prompt.txt"
 		files.Context = "/" + dir + "/context.md"
 	}
-	changes, err := en.replaceDir(ctx, tip, dir, blobs, stored)
-	if err != nil {
-		return nil, 0, err
-	}
 	if slot == len(slots) {
 		slots = append(slots, w.meta)
 		sum.Sessions = append(sum.Sessions, files)
@@ -177,16 +173,17 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		slots[slot] = w.meta
 		sum.Sessions[slot] = files
 	}
-	root := summarize(sum.Sessions, slots, w.meta)
-	rootJSON, err := marshalJSON(root)
+	rootJSON, err := marshalJSON(summarize(sum.Sessions, slots, w.meta))
 	if err != nil {
 		return nil, 0, err
 	}
-	rootChange, err := en.blobChanges(ctx, cp, []namedBlob{{"metadata.json", rootJSON}})
+	// The root summary is written with the slot's files, in the same batch of blobs.
+	blobs = append(blobs, namedBlob{"../metadata.json", rootJSON})
+	changes, err := en.replaceDir(ctx, tip, dir, blobs, stored)
 	if err != nil {
 		return nil, 0, err
 	}
-	return append(changes, rootChange...), slot, nil
+	return changes, slot, nil
 }
 
 // replaceDir writes blobs (and already stored files, named relative to dir) into dir and

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/events"
@@ -213,25 +212,13 @@ func (en *Engine) carryForward(ctx context.Context, s State, c events.GitCommitt
 	return &events.CarriedForward{Branch: branch, Commit: string(commit), Files: remaining}, nil
 }
 
-// blobOIDs looks up the blobs of paths in a commit with one ls-tree.
+// blobOIDs looks up the blobs of paths in a commit, through the cat-file process.
 func (en *Engine) blobOIDs(ctx context.Context, rev string, paths []string) (map[string]gitexec.OID, error) {
-	args := append([]string{"ls-tree", "-z", "--full-tree", rev, "--"}, paths...)
-	out, err := en.Repo.Run(ctx, nil, args...)
+	oids, err := en.Repo.PathOIDs(ctx, rev, paths)
 	if err != nil {
 		return nil, fmt.Errorf("list blobs of %s: %w", short(rev, 12), err)
 	}
-	res := map[string]gitexec.OID{}
-	for _, rec := range strings.Split(string(out), "\x00") {
-		meta, path, ok := strings.Cut(rec, "\t")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(meta)
-		if len(fields) == 3 && fields[1] == "blob" {
-			res[path] = gitexec.OID(fields[2])
-		}
-	}
-	return res, nil
+	return oids, nil
 }
 
 // finalize rewrites each provisional checkpoint of the turn with the complete transcript,

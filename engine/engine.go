@@ -119,10 +119,9 @@ func (en *Engine) perform(ctx context.Context, sess *Session, input events.Event
 
 // worktreeFacts observes HEAD and the worktree identity.
 func (en *Engine) worktreeFacts(ctx context.Context) (events.Worktree, error) {
-	head, _, err := en.Repo.Head(ctx)
-	if err != nil {
-		return events.Worktree{}, fmt.Errorf("read HEAD: %w", err)
-	}
+	// Hooks run while git holds HEAD still: the value read when the repository was opened
+	// saves a process.
+	head, _ := en.Repo.HeadAtOpen()
 	return events.Worktree{Path: en.Repo.TopLevel, ID: en.Repo.WorktreeID(), Head: string(head)}, nil
 }
 

@@ -107,10 +107,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	if err != nil || len(sessions) == 0 {
 		return err
 	}
-	head, _, err := en.Repo.Head(ctx)
-	if err != nil {
-		return err
-	}
+	head, _ := en.Repo.HeadAtOpen()
 	if source == "commit" || amend { // --amend, -c, -C: keep or restore the link
 		if hasTrailer {
 			return nil
@@ -195,9 +192,9 @@ func CommitMsg(file string) error {
 // PostCommit condenses every session of this worktree that the new commit links to (spec §3.8),
 // then deletes the shadow branches that no longer hold anyone's uncondensed work.
 func (en *Engine) PostCommit(ctx context.Context) error {
-	head, ok, err := en.Repo.Head(ctx)
-	if err != nil || !ok {
-		return err
+	head, ok := en.Repo.HeadAtOpen()
+	if !ok {
+		return nil
 	}
 	sessions, err := en.worktreeSessions()
 	if err != nil || len(sessions) == 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"time"
 
@@ -117,7 +118,7 @@ func (en *Engine) blobChanges(ctx context.Context, dir string, files []namedBlob
 	}
 	out := make([]gitexec.TreeChange, len(files))
 	for i, f := range files {
-		out[i] = gitexec.TreeChange{Path: dir + "/" + f.name, Mode: "100644", OID: oids[i]}
+		out[i] = gitexec.TreeChange{Path: path.Join(dir, f.name), Mode: "100644", OID: oids[i]}
 	}
 	return out, nil
 }

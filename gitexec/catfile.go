@@ -265,3 +265,39 @@ func (r *Repo) CommitTreeOID(ctx context.Context, rev string) (OID, error) {
 	}
 	return r.parseOIDLen(trees[0])
 }
+
+// PathOIDs returns the object IDs of paths in a tree-ish (absent paths are left out), reading
+// the directories on those paths through the long-lived cat-file process: no new process,
+// and each directory is read once.
+func (r *Repo) PathOIDs(ctx context.Context, rev string, paths []string) (map[string]OID, error) {
+	dirs := map[string]map[string]OID{}
+	out := make(map[string]OID, len(paths))
+	for _, p := range paths {
+		dir, name := "", p
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			dir, name = p[:i], p[i+1:]
+		}
+		entries, seen := dirs[dir]
+		if !seen {
+			treeish := rev + ":" + dir
+			if dir == "" {
+				treeish = rev
+			}
+			list, ok, err := r.ReadTree(ctx, treeish)
+			if err != nil {
+				return nil, err
+			}
+			entries = map[string]OID{}
+			if ok {
+				for _, e := range list {
+					entries[e.Name] = e.OID
+				}
+			}
+			dirs[dir] = entries
+		}
+		if oid, ok := entries[name]; ok {
+			out[p] = oid
+		}
+	}
+	return out, nil
+}

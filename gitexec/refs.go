@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -38,14 +40,16 @@ func (r *Repo) revParseVerify(ctx context.Context, name string) (OID, bool, erro
 // HeadBranch returns the short name of the branch HEAD is on, also when that
 // branch is unborn; ok=false when HEAD is detached.
 func (r *Repo) HeadBranch(ctx context.Context) (string, bool, error) {
-	out, err := r.git(ctx, call{}, "symbolic-ref", "-q", "HEAD")
+	// HEAD is a file of the worktree's git dir: "ref: refs/heads/<branch>" or a detached ID.
+	data, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
 	if err != nil {
-		if exitCode(err) == 1 {
-			return "", false, nil
-		}
 		return "", false, fmt.Errorf("read HEAD branch: %w", err)
 	}
-	short, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "refs/heads/")
+	ref, symbolic := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: ")
+	if !symbolic {
+		return "", false, nil
+	}
+	short, ok := strings.CutPrefix(ref, "refs/heads/")
 	if !ok {
 		return "", false, nil
 	}

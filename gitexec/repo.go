@@ -22,10 +22,11 @@ type Repo struct {
 	// process's working directory; Open resolves it.
 	HookIndex string
 
-	env    []string // environment of every child
-	hexLen int      // 40 (sha1) or 64 (sha256)
-	cat    batchProc
-	mktree batchProc
+	env        []string // environment of every child
+	hexLen     int      // 40 (sha1) or 64 (sha256)
+	cat        batchProc
+	mktree     batchProc
+	headAtOpen OID // HEAD when opened; "" on an unborn branch
 }
 
 // Open finds the work tree containing dir with one "git rev-parse". It works
@@ -38,8 +39,15 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}
 	env := buildEnv(os.Environ())
-	out, err := runGit(ctx, abs, env, nil, []string{"rev-parse", "--path-format=absolute",
-		"--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format"})
+	args := []string{"rev-parse", "--path-format=absolute",
+		"--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format"}
+	// HEAD rides along in the same process; on an unborn branch rev-parse refuses it, and we
+	// ask again without it.
+	out, err := runGit(ctx, abs, env, nil, append(args, "--verify", "-q", "HEAD"))
+	withHead := err == nil
+	if err != nil {
+		out, err = runGit(ctx, abs, env, nil, args)
+	}
 	if err != nil {
 		if stderrHas(err, "not a git repository", "must be run in a work tree") {
 			return nil, fmt.Errorf("open repository %s: %w: %w", dir, ErrNotRepository, err)
@@ -47,6 +55,10 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	var head string
+	if withHead && len(lines) == 5 {
+		head, lines = lines[4], lines[:4]
+	}
 	if len(lines) != 4 {
 		return nil, fmt.Errorf("open repository %s: unexpected rev-parse output %q", dir, out)
 	}
@@ -65,6 +77,11 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		r.hexLen = 64
 	default:
 		return nil, fmt.Errorf("open repository %s: unknown object format %q", dir, lines[3])
+	}
+	if head != "" {
+		if r.headAtOpen, err = r.parseOIDLen(head); err != nil {
+			return nil, fmt.Errorf("open repository %s: %w", dir, err)
+		}
 	}
 	if idx := os.Getenv("GIT_INDEX_FILE"); idx != "" {
 		if r.HookIndex, err = filepath.Abs(idx); err != nil {
@@ -184,4 +201,11 @@ func (r *Repo) HeadMovedBySequencer() bool {
 		}
 	}
 	return false
+}
+
+// HeadAtOpen is HEAD as it was when the repository was opened (read by the same rev-parse, so
+// it costs nothing); ok=false on an unborn branch. Hooks use it: git does not move HEAD while a
+// hook runs. Code that moves HEAD itself must call Head instead.
+func (r *Repo) HeadAtOpen() (OID, bool) {
+	return r.headAtOpen, r.headAtOpen != ""
 }

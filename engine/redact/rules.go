@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"sync"
 	"strings"
 )
 
@@ -12,7 +13,7 @@ type rule struct {
 	name     string
 	keywords []string       // literal triggers; lowercase when fold is set
 	fold     bool           // keywords are lowercase and match in any ASCII case
-	re       *regexp.Regexp // anchored pattern matched at each keyword occurrence
+	re       *lazyRegexp    // anchored pattern matched at each keyword occurrence
 	group    int            // submatch that holds the secret; 0 is the whole match
 	window   int            // most bytes the pattern may consume from the keyword on
 	boundary bool           // the keyword must not follow an ASCII letter or digit
@@ -33,64 +34,64 @@ const tokenWindow = 1024
 var rules = []rule{
 	// Provider tokens with a distinctive prefix.
 	{name: "aws-access-key-id", keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA"},
-		re: regexp.MustCompile(`^A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}`), boundary: true, tail: true},
+		re: lazyRE(`^A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}`), boundary: true, tail: true},
 	{name: "aws-secret-access-key", keywords: []string{"aws_secret_access_key", "aws_secret_key", "secretaccesskey"}, fold: true,
-		re: regexp.MustCompile(`(?i)^[a-z_]{0,32}["']?\s*(?:[:=]|:=|=>)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1},
+		re: lazyRE(`(?i)^[a-z_]{0,32}["']?\s*(?:[:=]|:=|=>)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1},
 	{name: "github-token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re: regexp.MustCompile(`^gh[pousr]_[A-Za-z0-9]{36,251}`), boundary: true, tail: true},
+		re: lazyRE(`^gh[pousr]_[A-Za-z0-9]{36,251}`), boundary: true, tail: true},
 	{name: "github-fine-grained-pat", keywords: []string{"github_pat_"},
-		re: regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,244}`), boundary: true},
+		re: lazyRE(`^github_pat_[A-Za-z0-9_]{22,244}`), boundary: true},
 	{name: "gitlab-token", keywords: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glcbt-"},
-		re: regexp.MustCompile(`^gl(?:pat|dt|rt|ptt|cbt)-[A-Za-z0-9_-]{20,}`), boundary: true},
+		re: lazyRE(`^gl(?:pat|dt|rt|ptt|cbt)-[A-Za-z0-9_-]{20,}`), boundary: true},
 	{name: "slack-token", keywords: []string{"xoxa-", "xoxb-", "xoxe-", "xoxp-", "xoxr-", "xoxs-", "xapp-"},
-		re: regexp.MustCompile(`^x(?:ox[abeprs]|app)-[A-Za-z0-9-]{10,}`), boundary: true},
+		re: lazyRE(`^x(?:ox[abeprs]|app)-[A-Za-z0-9-]{10,}`), boundary: true},
 	{name: "slack-webhook", keywords: []string{"hooks.slack.com/"},
-		re: regexp.MustCompile(`^hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})`), group: 1},
+		re: lazyRE(`^hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})`), group: 1},
 	{name: "stripe-key", keywords: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"},
-		re: regexp.MustCompile(`^(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,247}`), boundary: true},
+		re: lazyRE(`^(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,247}`), boundary: true},
 	{name: "anthropic-key", keywords: []string{"sk-ant-"},
-		re: regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`), boundary: true},
+		re: lazyRE(`^sk-ant-[A-Za-z0-9_-]{20,}`), boundary: true},
 	{name: "openai-key", keywords: []string{"sk-"},
-		re: regexp.MustCompile(`^sk-(?:proj-|svcacct-|admin-|None-)?([A-Za-z0-9_-]{20,})`), boundary: true,
+		re: lazyRE(`^sk-(?:proj-|svcacct-|admin-|None-)?([A-Za-z0-9_-]{20,})`), boundary: true,
 		check: func(s string, _, a, b int) bool { return mixedAlnum(s[a:b]) }},
 	{name: "google-api-key", keywords: []string{"AIza"},
-		re: regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), boundary: true, tail: true},
+		re: lazyRE(`^AIza[0-9A-Za-z_-]{35}`), boundary: true, tail: true},
 	{name: "google-oauth", keywords: []string{"GOCSPX-", "ya29."},
-		re: regexp.MustCompile(`^(?:GOCSPX-[A-Za-z0-9_-]{24,}|ya29\.[A-Za-z0-9_-]{20,})`), boundary: true},
+		re: lazyRE(`^(?:GOCSPX-[A-Za-z0-9_-]{24,}|ya29\.[A-Za-z0-9_-]{20,})`), boundary: true},
 	{name: "npm-token", keywords: []string{"npm_"},
-		re: regexp.MustCompile(`^npm_[A-Za-z0-9]{36}`), boundary: true, tail: true},
+		re: lazyRE(`^npm_[A-Za-z0-9]{36}`), boundary: true, tail: true},
 	{name: "twilio-api-key", keywords: []string{"SK"},
-		re: regexp.MustCompile(`^SK[0-9a-fA-F]{32}`), boundary: true, tail: true},
+		re: lazyRE(`^SK[0-9a-fA-F]{32}`), boundary: true, tail: true},
 	{name: "sendgrid-key", keywords: []string{"SG."},
-		re: regexp.MustCompile(`^SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}`), boundary: true},
+		re: lazyRE(`^SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}`), boundary: true},
 	{name: "huggingface-token", keywords: []string{"hf_"},
-		re: regexp.MustCompile(`^hf_[A-Za-z0-9]{30,}`), boundary: true, tail: true},
+		re: lazyRE(`^hf_[A-Za-z0-9]{30,}`), boundary: true, tail: true},
 	{name: "pypi-token", keywords: []string{"pypi-AgEI"},
-		re: regexp.MustCompile(`^pypi-AgEI[A-Za-z0-9_-]{50,}`), boundary: true},
+		re: lazyRE(`^pypi-AgEI[A-Za-z0-9_-]{50,}`), boundary: true},
 	{name: "jwt", keywords: []string{"eyJ"}, window: 16 << 10, run: &base64URLByte,
-		re: regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`), boundary: true},
+		re: lazyRE(`^eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`), boundary: true},
 
 	// Credentials recognised by their context; only the secret part is replaced.
 	{name: "url-password", keywords: []string{"://"}, window: 512,
-		re: regexp.MustCompile(`^://[^\s:@/?#"'<>\\]+:([^\s@/?#"'<>\\]+)@`), group: 1,
+		re: lazyRE(`^://[^\s:@/?#"'<>\\]+:([^\s@/?#"'<>\\]+)@`), group: 1,
 		check: func(s string, _, a, b int) bool { return !reference(s[a:b]) }},
 	{name: "curl-user", keywords: []string{"-u ", "--user ", "--user="}, window: 512,
-		re: regexp.MustCompile(`^(?:-u|--user)[ =]\s*["']?[^\s:"']+:([^\s"']+)`), group: 1,
+		re: lazyRE(`^(?:-u|--user)[ =]\s*["']?[^\s:"']+:([^\s"']+)`), group: 1,
 		check: func(s string, kw, a, b int) bool {
 			return (kw == 0 || s[kw-1] == ' ' || s[kw-1] == '\t') && !reference(s[a:b])
 		}},
 	{name: "connection-string-password", keywords: []string{"password", "pwd"}, fold: true, window: 512,
-		re: regexp.MustCompile(`(?i)^(?:password|pwd)\s*=\s*([^;&"'\s]{3,})`), group: 1, boundary: true,
+		re: lazyRE(`(?i)^(?:password|pwd)\s*=\s*([^;&"'\s]{3,})`), group: 1, boundary: true,
 		check: connStringPassword},
 	{name: "authorization", keywords: []string{"authorization"}, fold: true, window: tokenWindow,
-		re:    regexp.MustCompile(`(?i)^authorization["']?\s*[:=]\s*["']?(?:basic|token|bearer)\s+([A-Za-z0-9._~+/-]{8,}=*)`),
+		re:    lazyRE(`(?i)^authorization["']?\s*[:=]\s*["']?(?:basic|token|bearer)\s+([A-Za-z0-9._~+/-]{8,}=*)`),
 		group: 1, check: func(s string, _, a, b int) bool { return !reference(s[a:b]) }},
 	{name: "bearer", keywords: []string{"bearer"}, fold: true, boundary: true,
-		re:    regexp.MustCompile(`(?i)^bearer\s+([A-Za-z0-9._~+/-]{12,}=*)`),
+		re:    lazyRE(`(?i)^bearer\s+([A-Za-z0-9._~+/-]{12,}=*)`),
 		group: 1, check: func(s string, _, a, b int) bool { return !wordLike(s[a:b]) }},
 	{name: "generic-assignment", keywords: []string{"api_key", "api-key", "apikey", "secret", "token", "passwd", "password", "pwd"},
 		fold: true, window: 768,
-		re: regexp.MustCompile(`(?i)^(api[_-]?key|secret|token|passwd|password|pwd)[A-Za-z0-9_.-]{0,64}(?:\\?["'\]])*[ \t]*` +
+		re: lazyRE(`(?i)^(api[_-]?key|secret|token|passwd|password|pwd)[A-Za-z0-9_.-]{0,64}(?:\\?["'\]])*[ \t]*` +
 			"(?::=|=>|[:=])[ \\t]*(?:\\\\?[\"'`])?([^\\s\"'`<>(){}\\[\\],;\\\\]+)"),
 		group: 2, check: genericValue},
 }
@@ -250,8 +251,8 @@ func pemSpans(s string, spans []span) []span {
 }
 
 var (
-	pemHeader = regexp.MustCompile(`^-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
-	pemFooter = regexp.MustCompile(`^-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	pemHeader = lazyRE(`^-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	pemFooter = lazyRE(`^-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
 )
 
 // pemBodyByte marks the bytes a PEM body may contain, the backslash of JSON escapes included.
@@ -280,3 +281,24 @@ func nextPEMFooter(s string, from int) (int, int) {
 		pos = p + len("-----END")
 	}
 }
+
+// lazyRegexp compiles its pattern on first use: every hook process links this package, but
+// only condensation redacts, so the others should not pay for compiling the rule table.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func lazyRE(src string) *lazyRegexp { return &lazyRegexp{src: src} }
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
+}
+
+// FindStringSubmatchIndex compiles the pattern if needed and matches it.
+func (l *lazyRegexp) FindStringSubmatchIndex(s string) []int { return l.get().FindStringSubmatchIndex(s) }
+
+// FindStringIndex compiles the pattern if needed and matches it.
+func (l *lazyRegexp) FindStringIndex(s string) []int { return l.get().FindStringIndex(s) }
