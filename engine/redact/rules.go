@@ -2,8 +2,8 @@ package redact
 
 import (
 	"regexp"
-	"sync"
 	"strings"
+	"sync"
 )
 
 // A rule finds one shape of credential. It is anchored at a literal keyword: the rule's
@@ -11,13 +11,13 @@ import (
 // an occurrence of one of its keywords.
 type rule struct {
 	name     string
-	keywords []string       // literal triggers; lowercase when fold is set
-	fold     bool           // keywords are lowercase and match in any ASCII case
-	re       *lazyRegexp    // anchored pattern matched at each keyword occurrence
-	group    int            // submatch that holds the secret; 0 is the whole match
-	window   int            // most bytes the pattern may consume from the keyword on
-	boundary bool           // the keyword must not follow an ASCII letter or digit
-	tail     bool           // the match must not be followed by an ASCII letter or digit
+	keywords []string    // literal triggers; lowercase when fold is set
+	fold     bool        // keywords are lowercase and match in any ASCII case
+	re       *lazyRegexp // anchored pattern matched at each keyword occurrence
+	group    int         // submatch that holds the secret; 0 is the whole match
+	window   int         // most bytes the pattern may consume from the keyword on
+	boundary bool        // the keyword must not follow an ASCII letter or digit
+	tail     bool        // the match must not be followed by an ASCII letter or digit
 	// run, when set, is the byte class the pattern scans right after the keyword; if the
 	// pattern fails, every later keyword inside that run would fail too and is skipped.
 	run *[256]bool
@@ -298,7 +298,9 @@ func (l *lazyRegexp) get() *regexp.Regexp {
 }
 
 // FindStringSubmatchIndex compiles the pattern if needed and matches it.
-func (l *lazyRegexp) FindStringSubmatchIndex(s string) []int { return l.get().FindStringSubmatchIndex(s) }
+func (l *lazyRegexp) FindStringSubmatchIndex(s string) []int {
+	return l.get().FindStringSubmatchIndex(s)
+}
 
 // FindStringIndex compiles the pattern if needed and matches it.
 func (l *lazyRegexp) FindStringIndex(s string) []int { return l.get().FindStringIndex(s) }
