@@ -19,19 +19,11 @@ type Terminal interface {
 	Confirm(context []string, question string, def bool) bool
 }
 
-// worktreeSessions are the sessions recorded in this worktree.
+// worktreeSessions are the sessions of this worktree that can matter to a commit on HEAD:
+// ended sessions without work and not based on HEAD are skipped without being decoded.
 func (en *Engine) worktreeSessions() ([]State, error) {
-	all, err := en.Store.List()
-	if err != nil {
-		return nil, err
-	}
-	var out []State
-	for _, s := range all {
-		if s.WorktreePath == en.Repo.TopLevel {
-			out = append(out, s)
-		}
-	}
-	return out, nil
+	head, _ := en.Repo.HeadAtOpen()
+	return en.Store.ListWhere(func(b Brief) bool { return b.Live(en.Repo.TopLevel, string(head)) })
 }
 
 // linkFacts decides whether a set of changed files carries a session's work. overlap is the

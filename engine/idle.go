@@ -96,17 +96,6 @@ func GitHookIdle(dir string) bool {
 	if head == "" {
 		return false
 	}
-	states, err := NewStore(commonDir).List()
-	if err != nil {
-		return false
-	}
-	for _, s := range states {
-		if s.WorktreePath != root {
-			continue
-		}
-		if s.Phase.Normalize() != PhaseEnded || s.HasNewContent() || s.BaseCommit == head {
-			return false
-		}
-	}
-	return true
+	live, err := NewStore(commonDir).ListWhere(func(b Brief) bool { return b.Live(root, head) })
+	return err == nil && len(live) == 0
 }

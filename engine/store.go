@@ -11,6 +11,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/journal"
+	"github.com/tidwall/gjson"
 )
 
 // Store is the directory of session journals and their state snapshots:
@@ -237,6 +238,54 @@ func (st Store) List() ([]State, error) {
 			continue
 		}
 		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Brief is the handful of session-state keys that hooks filter sessions by, read without
+// decoding the whole state, so that finished sessions cost later commits next to nothing.
+type Brief struct {
+	WorktreePath, Phase, BaseCommit string
+	HasWork                         bool // checkpoint_count > 0 or files_touched non-empty
+}
+
+// Live reports whether a session of worktree may still matter to a commit on head: it is not
+// ended, has uncondensed work, or is based on head (an amend restores its trailer).
+func (b Brief) Live(worktree, head string) bool {
+	return b.WorktreePath == worktree && (Phase(b.Phase).Normalize() != PhaseEnded || b.HasWork || b.BaseCommit == head)
+}
+
+func briefOf(data []byte) (Brief, bool) {
+	if !gjson.ValidBytes(data) {
+		return Brief{}, false
+	}
+	r := gjson.GetManyBytes(data, "worktree_path", "phase", "base_commit", "checkpoint_count", "files_touched.#")
+	return Brief{WorktreePath: r[0].String(), Phase: r[1].String(), BaseCommit: r[2].String(),
+		HasWork: r[3].Int() > 0 || r[4].Int() > 0}, true
+}
+
+// ListWhere returns the states of the sessions whose brief satisfies keep; the others are
+// not decoded. A session without a readable snapshot is rebuilt and then tested.
+func (st Store) ListWhere(keep func(Brief) bool) ([]State, error) {
+	ids, err := st.IDs()
+	if err != nil {
+		return nil, err
+	}
+	var out []State
+	for _, id := range ids {
+		if data, err := os.ReadFile(st.StatePath(id)); err == nil {
+			if b, ok := briefOf(data); ok && !keep(b) {
+				continue
+			}
+		}
+		s, err := st.Peek(id)
+		if err != nil || !s.Exists() {
+			continue
+		}
+		b := Brief{WorktreePath: s.WorktreePath, Phase: string(s.Phase), BaseCommit: s.BaseCommit, HasWork: s.HasNewContent()}
+		if keep(b) {
+			out = append(out, s)
+		}
 	}
 	return out, nil
 }
