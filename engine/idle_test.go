@@ -90,3 +90,31 @@ func TestLocateGitLinkedWorktree(t *testing.T) {
 		t.Fatalf("worktree HEAD = %q, want %q", got, want)
 	}
 }
+
+// BenchmarkGitHookIdle100Ended is the no-work check of a commit hook in a repository with 100
+// ended sessions (issue: 100 old sessions must add less than 5 ms to a commit).
+func BenchmarkGitHookIdle100Ended(b *testing.B) {
+	dir := b.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	if out, err := exec.Command("git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "x").CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	st := NewStore(filepath.Join(dir, ".git"))
+	ended := time.Unix(1, 0)
+	for i := 0; i < 100; i++ {
+		s := State{SessionID: "old-" + strings.Repeat("x", 3) + string(rune('a'+i%26)) + strings.Repeat("y", i%7) + string(rune('0'+i/26)),
+			WorktreePath: dir, Phase: PhaseEnded, EndedAt: &ended, BaseCommit: "0123", FilesTouched: nil,
+			TranscriptPath: "/home/u/.claude/projects/x/" + strings.Repeat("z", 36) + ".jsonl", FirstPrompt: strings.Repeat("p", 100)}
+		if err := st.WriteSnapshot(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if !GitHookIdle(dir) {
+			b.Fatal("not idle")
+		}
+	}
+}

@@ -255,12 +255,14 @@ func (b Brief) Live(worktree, head string) bool {
 	return b.WorktreePath == worktree && (Phase(b.Phase).Normalize() != PhaseEnded || b.HasWork || b.BaseCommit == head)
 }
 
+// briefOf reads a snapshot's brief; ok=false when it lacks a worktree path (damaged or not
+// ours), and the caller decodes it properly.
 func briefOf(data []byte) (Brief, bool) {
-	if !gjson.ValidBytes(data) {
+	r := gjson.GetManyBytes(data, "worktree_path", "phase", "base_commit", "checkpoint_count", "files_touched.#")
+	if r[0].Type != gjson.String || r[0].Str == "" {
 		return Brief{}, false
 	}
-	r := gjson.GetManyBytes(data, "worktree_path", "phase", "base_commit", "checkpoint_count", "files_touched.#")
-	return Brief{WorktreePath: r[0].String(), Phase: r[1].String(), BaseCommit: r[2].String(),
+	return Brief{WorktreePath: r[0].Str, Phase: r[1].String(), BaseCommit: r[2].String(),
 		HasWork: r[3].Int() > 0 || r[4].Int() > 0}, true
 }
 
