@@ -158,14 +158,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if scan.LastAssistant == "" {
 		scan.LastAssistant = lastAssistant
 	}
-	data, _, err := loadTranscript(in.Transcript.Path)
-	if err != nil {
-		return err
-	}
-	if int64(len(data)) > pos.Offset {
-		data = data[:pos.Offset]
-	}
-	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: data}
+	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: fileSource(in.Transcript.Path, pos.Offset)}
 	in.Transcript = pos
 	in.Prompts = scan.Prompts
 	in.Usage = scan.Usage

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/entirerec/entire/engine/redact"
@@ -13,28 +14,31 @@ import (
 
 // sessionTranscript is the transcript used for condensation: the live file's complete lines,
 // else the copy on the session's shadow tip.
-func (en *Engine) sessionTranscript(ctx context.Context, s State) ([]byte, events.Transcript, error) {
-	data, pos, err := loadTranscript(s.TranscriptPath)
+func (en *Engine) sessionTranscript(ctx context.Context, s State) (tsource, events.Transcript, error) {
+	// Only the part after what the hooks already read is scanned to find the position.
+	_, pos, err := scanPosition(s.TranscriptPath, s.Recorder.Scanned)
+	if err == nil && s.TranscriptPath != "" {
+		return fileSource(s.TranscriptPath, pos.Offset), pos, nil
+	}
 	if err == nil {
-		return data, pos, nil
+		err = errors.New("no transcript path")
 	}
 	tip := s.Recorder.LastShadowCommit
 	if tip == "" {
-		return nil, pos, err
+		return tsource{}, pos, err
 	}
 	entries, ok, rerr := en.Repo.ReadTree(ctx, tip+":.entire/metadata/"+s.SessionID)
 	if rerr != nil || !ok {
-		return nil, pos, err
+		return tsource{}, pos, err
 	}
 	blob, _, rerr := readTranscript(ctx, en.Repo, entries, s.AgentType)
 	if rerr != nil || blob == nil {
-		return nil, pos, err
+		return tsource{}, pos, err
 	}
 	end := bytes.LastIndexByte(blob, '\n') + 1
 	blob = blob[:end]
-	pos.Lines = bytes.Count(blob, []byte{'\n'})
-	pos.Offset = int64(end)
-	return blob, pos, nil
+	pos = events.Transcript{Lines: bytes.Count(blob, []byte{'\n'}), Offset: int64(end)}
+	return memSource(blob), pos, nil
 }
 
 // relFiles makes transcript paths repo-relative, dropping those outside the repository.
@@ -50,9 +54,9 @@ func (en *Engine) relFiles(paths []string) []string {
 
 // slotContent renders the transcript, prompt.txt and context.md of a committed slot (spec
 // §3.6), redacted (spec §12.1), reusing the session's stored transcript chunks.
-func (en *Engine) slotContent(ctx context.Context, s State, transcript []byte, prompts []string) (slotWrite, error) {
+func (en *Engine) slotContent(ctx context.Context, s State, transcript tsource, prompts []string) (slotWrite, error) {
 	var w slotWrite
-	if transcript != nil {
+	if transcript.valid() {
 		cache := s.Recorder.Chunks
 		if s.Recorder.ChunksPath != s.TranscriptPath {
 			cache = nil
@@ -84,13 +88,9 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 	data, pos, err := en.sessionTranscript(ctx, s)
 	if err != nil {
 		en.Log.Warn("condense without transcript", "session_id", s.SessionID, "error", err.Error())
-		data = nil
+		data = tsource{}
 	}
-	start := s.Recorder.CondensedOffset
-	if start < 0 || start > int64(len(data)) {
-		start = 0
-	}
-	fresh := claudecode.ScanBytes(data[start:])
+	fresh := data.scan(s.Recorder.CondensedOffset)
 	files := checkpointFiles(s.FilesTouched, en.relFiles(fresh.ModifiedFiles), c.Files)
 	w, err := en.slotContent(ctx, s, data, sessionPrompts(s, data, pos.Path))
 	if err != nil {
@@ -386,11 +386,11 @@ func checkpointFiles(touched, edited, committed []string) []string {
 }
 
 // usageSince is the token usage of the transcript lines from byte offset off, or nil.
-func usageSince(data []byte, off int64) *events.TokenUsage {
-	if off < 0 || off > int64(len(data)) {
-		off = 0
+func usageSince(data tsource, off int64) *events.TokenUsage {
+	if !data.valid() {
+		return nil
 	}
-	u := claudecode.ScanBytes(data[off:]).Usage
+	u := data.scan(off).Usage
 	if u.IsZero() {
 		return nil
 	}
@@ -399,10 +399,13 @@ func usageSince(data []byte, off int64) *events.TokenUsage {
 
 // sessionPrompts are all user prompts of a transcript (spec §3.6): those already read by the
 // hooks, plus any in the lines after that, so a long transcript is not parsed again.
-func sessionPrompts(s State, data []byte, path string) []string {
-	sc := s.Recorder.Scanned
-	if sc.Path != path || path == "" || sc.Offset > int64(len(data)) {
-		return claudecode.ScanBytes(data).Prompts
+func sessionPrompts(s State, data tsource, path string) []string {
+	if !data.valid() {
+		return nil
 	}
-	return append(cloneStrings(s.Recorder.Prompts), claudecode.ScanBytes(data[sc.Offset:]).Prompts...)
+	sc := s.Recorder.Scanned
+	if sc.Path != path || path == "" || sc.Offset > data.end {
+		return data.scan(0).Prompts
+	}
+	return append(cloneStrings(s.Recorder.Prompts), data.scan(sc.Offset).Prompts...)
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,26 +34,7 @@ func retryPause(n int) {
 type turnFacts struct {
 	scan       claudecode.Scan // the turn's lines
 	prompt     string          // the prompt the turn started with
-	transcript []byte          // complete lines of the whole transcript
-}
-
-// loadTranscript reads a transcript up to its last complete line; a half-written last line is
-// left out and reported as Incomplete.
-func loadTranscript(path string) ([]byte, events.Transcript, error) {
-	pos := events.Transcript{Path: path}
-	if path == "" {
-		return nil, pos, errors.New("no transcript path")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, pos, fmt.Errorf("read transcript: %w", err)
-	}
-	end := bytes.LastIndexByte(data, '\n') + 1
-	pos.Incomplete = end < len(data)
-	data = data[:end]
-	pos.Lines = bytes.Count(data, []byte{'\n'})
-	pos.Offset = int64(end)
-	return data, pos, nil
+	transcript tsource         // complete lines of the whole transcript
 }
 
 // fileMode is the git mode of a worktree file, or ok=false when it is not a file.

@@ -226,9 +226,9 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events
 	head := in.Worktree.Head
 	meta := ".entire/metadata/" + s.SessionID
 	taskDir := meta + "/tasks/" + f.ToolUseID
-	main, _, err := loadTranscript(in.Transcript.Path)
-	if err != nil {
-		main = nil
+	var main tsource
+	if in.Transcript.Path != "" && in.Transcript.Offset > 0 {
+		main = fileSource(in.Transcript.Path, in.Transcript.Offset)
 	}
 	var files []namedBlob
 	seq := s.Recorder.TaskSteps + 1
@@ -254,7 +254,7 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events
 				files = append(files, namedBlob{"agent-" + in.AgentID + ".jsonl", sub})
 			}
 		}
-		files = append(files, namedBlob{"checkpoint.json", checkpointJSON(s.SessionID, f.ToolUseID, claudecode.ToolResultUUID(main, f.ToolUseID), in.AgentID)})
+		files = append(files, namedBlob{"checkpoint.json", checkpointJSON(s.SessionID, f.ToolUseID, toolResultUUID(main, s.Recorder.TurnStart.Offset, f.ToolUseID), in.AgentID)})
 		subject = taskSubject(in.SubagentType, in.Description, f.ToolUseID)
 		trailer = taskDir
 	}
@@ -272,7 +272,7 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events
 		return nil, err
 	}
 	changes = append(changes, own...)
-	if main != nil {
+	if main.valid() {
 		stored, err := en.storeRawTranscript(ctx, main, s.shadowChunkCache(in.Transcript.Path))
 		if err != nil {
 			return nil, err
@@ -344,4 +344,16 @@ func (en *Engine) scannedFrom(sessionID string) events.Transcript {
 		return events.Transcript{}
 	}
 	return s.Recorder.Scanned
+}
+
+// toolResultUUID finds the transcript line answering a tool call, reading from the turn's start.
+func toolResultUUID(main tsource, from int64, toolUseID string) string {
+	if !main.valid() {
+		return ""
+	}
+	data, err := main.read(from)
+	if err != nil {
+		return ""
+	}
+	return claudecode.ToolResultUUID(data, toolUseID)
 }

@@ -76,28 +76,29 @@ type storedTranscript struct {
 }
 
 // storeTranscript redacts and writes a transcript as chunk blobs for the metadata branch.
-func (en *Engine) storeTranscript(ctx context.Context, data []byte, cache []events.ChunkRef) (storedTranscript, error) {
-	return en.storeChunks(ctx, data, cache, redact.JSONL)
+func (en *Engine) storeTranscript(ctx context.Context, t tsource, cache []events.ChunkRef) (storedTranscript, error) {
+	return en.storeChunks(ctx, t, cache, redact.JSONL)
 }
 
 // storeRawTranscript writes a transcript as chunk blobs unchanged, for the shadow branch
 // (which is local and not redacted, spec §12.1).
-func (en *Engine) storeRawTranscript(ctx context.Context, data []byte, cache []events.ChunkRef) (storedTranscript, error) {
-	return en.storeChunks(ctx, data, cache, func(b []byte) []byte { return b })
+func (en *Engine) storeRawTranscript(ctx context.Context, t tsource, cache []events.ChunkRef) (storedTranscript, error) {
+	return en.storeChunks(ctx, t, cache, func(b []byte) []byte { return b })
 }
 
 // storeChunks transforms and writes a transcript as chunk blobs. Closed chunks listed in the
 // cache with the same end offset are reused without being read, transformed or hashed again,
 // so the work is linear in the new part of the transcript.
-func (en *Engine) storeChunks(ctx context.Context, data []byte, cache []events.ChunkRef, transform func([]byte) []byte) (storedTranscript, error) {
+func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.ChunkRef, transform func([]byte) []byte) (storedTranscript, error) {
 	var out storedTranscript
-	ends, err := chunkBounds(data)
-	if err != nil {
-		return out, err
-	}
+	// Closed chunks of the cache that the transcript still covers are taken as they are (the
+	// transcript only grows); only the rest is read. Boundaries after a closed chunk depend
+	// only on the bytes after it, so they come out the same as from the start.
 	h := sha256.New()
 	reused := 0
-	for reused < len(ends)-1 && reused < len(cache) && cache[reused].End == int64(ends[reused]) && cache[reused].Blob != "" {
+	for reused < len(cache) && cache[reused].Blob != "" && cache[reused].End < t.end &&
+		(reused == 0 || cache[reused].End > cache[reused-1].End) &&
+		cache[reused].Tail != "" && cache[reused].Tail == t.tail(cache[reused].End) {
 		reused++
 	}
 	if reused > 0 {
@@ -105,6 +106,25 @@ func (en *Engine) storeChunks(ctx context.Context, data []byte, cache []events.C
 			reused = 0
 			h.Reset()
 		}
+	}
+	base := int64(0)
+	if reused > 0 {
+		base = cache[reused-1].End
+	}
+	data, err := t.read(base)
+	if err != nil {
+		return out, err
+	}
+	rel, err := chunkBounds(data)
+	if err != nil {
+		return out, err
+	}
+	ends := make([]int, 0, reused+len(rel))
+	for i := 0; i < reused; i++ {
+		ends = append(ends, int(cache[i].End))
+	}
+	for _, e := range rel {
+		ends = append(ends, int(base)+e)
 	}
 	for i := 0; i < reused; i++ {
 		out.files = append(out.files, gitexec.TreeChange{Path: chunkName(i), Mode: "100644", OID: gitexec.OID(cache[i].Blob)})
@@ -116,7 +136,7 @@ func (en *Engine) storeChunks(ctx context.Context, data []byte, cache []events.C
 		start = ends[reused-1]
 	}
 	for i := reused; i < len(ends); i++ {
-		raw := data[start:ends[i]]
+		raw := data[start-int(base) : ends[i]-int(base)]
 		last := i == len(ends)-1
 		if !last {
 			raw = raw[:len(raw)-1] // a closed chunk drops its final newline; the reader re-adds it
@@ -129,6 +149,7 @@ func (en *Engine) storeChunks(ctx context.Context, data []byte, cache []events.C
 		contents = append(contents, red)
 		ref := events.ChunkRef{End: int64(ends[i])}
 		if !last {
+			ref.Tail = t.tail(ref.End)
 			if ref.HashState, err = saveHash(h); err != nil {
 				return out, err
 			}
@@ -148,7 +169,7 @@ func (en *Engine) storeChunks(ctx context.Context, data []byte, cache []events.C
 		}
 	}
 	// The open last chunk is never reused: drop it from the cache.
-	if n := len(out.cache); n > 0 && int64(len(data)) == out.cache[n-1].End {
+	if n := len(out.cache); n > 0 && t.end == out.cache[n-1].End {
 		out.cache = out.cache[:n-1]
 	}
 	out.hash = []byte("sha256:" + hex.EncodeToString(h.Sum(nil)))

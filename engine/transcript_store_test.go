@@ -84,7 +84,7 @@ func TestStoreTranscriptRoundTripAndReuse(t *testing.T) {
 	ctx := context.Background()
 	secret := `{"type":"user","uuid":"s","message":{"role":"user","content":"my key is AKIAIOSFODNN7EXAMPLE ok"}}` + "\n"
 	data := append([]byte(secret), transcriptLines(0, 40, 300)...)
-	first, err := en.storeTranscript(ctx, data, nil)
+	first, err := en.storeTranscript(ctx, memSource(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestStoreTranscriptRoundTripAndReuse(t *testing.T) {
 
 	// The transcript grows: closed chunks are reused by blob, and the result is still exact.
 	grown := append(append([]byte(nil), data...), transcriptLines(40, 40, 300)...)
-	second, err := en.storeTranscript(ctx, grown, first.cache)
+	second, err := en.storeTranscript(ctx, memSource(grown), first.cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestStoreTranscriptRoundTripAndReuse(t *testing.T) {
 		t.Fatal("content hash after reuse is wrong")
 	}
 	// A cache for other content (different boundaries) is not reused.
-	third, err := en.storeTranscript(ctx, transcriptLines(100, 30, 500), second.cache)
+	third, err := en.storeTranscript(ctx, memSource(transcriptLines(100, 30, 500)), second.cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestStoreTranscriptRoundTripAndReuse(t *testing.T) {
 func TestStoreTranscriptSmallIsOneFile(t *testing.T) {
 	en := testRepo(t)
 	data := transcriptLines(0, 3, 100)
-	st, err := en.storeTranscript(context.Background(), data, nil)
+	st, err := en.storeTranscript(context.Background(), memSource(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestStorageGrowth(t *testing.T) {
 			seen[oids[0]] = true
 			wholeBytes += len(data)
 		}
-		st, err := chunked.storeTranscript(ctx, data, cache)
+		st, err := chunked.storeTranscript(ctx, memSource(data), cache)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,4 +225,55 @@ func gitDirSize(t *testing.T, dir string) int64 {
 		}
 	}
 	return n
+}
+
+// TestStoreTranscriptReadsOnlyTheNewPart shows that a growing transcript costs only its new
+// part: bytes inside closed chunks are not read again (changing them in place, away from the
+// chunk ends that are fingerprinted, does not change what is stored).
+func TestStoreTranscriptReadsOnlyTheNewPart(t *testing.T) {
+	defer func(n int) { chunkTarget = n }(chunkTarget)
+	chunkTarget = 4096
+	en := testRepo(t)
+	ctx := context.Background()
+	path := t.TempDir() + "/t.jsonl"
+	data := transcriptLines(0, 40, 300)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first, err := en.storeTranscript(ctx, fileSource(path, int64(len(data))), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.cache) < 2 {
+		t.Fatalf("want closed chunks, got %d", len(first.cache))
+	}
+	// Scribble in the middle of the first closed chunk, then grow the file.
+	scribbled := append([]byte(nil), data...)
+	copy(scribbled[100:], "XXXXXXXXXXXXXXXX")
+	grown := append(scribbled, transcriptLines(40, 10, 300)...)
+	if err := os.WriteFile(path, grown, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	second, err := en.storeTranscript(ctx, fileSource(path, int64(len(grown))), first.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.files[0].OID != gitexec.OID(first.cache[0].Blob) {
+		t.Fatal("the first closed chunk was read and stored again")
+	}
+	if got := reassemble(t, en, second); !bytes.Equal(got, redact.JSONL(append(append([]byte(nil), data...), transcriptLines(40, 10, 300)...))) {
+		t.Fatal("stored transcript is not the original prefix plus the new lines")
+	}
+	// A rewritten file (a chunk end that no longer matches) is read again from the start.
+	other := transcriptLines(500, 60, 300)
+	if err := os.WriteFile(path, other, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	third, err := en.storeTranscript(ctx, fileSource(path, int64(len(other))), second.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reassemble(t, en, third); !bytes.Equal(got, redact.JSONL(other)) {
+		t.Fatal("a rewritten transcript was stitched from a stale cache")
+	}
 }

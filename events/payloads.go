@@ -206,6 +206,9 @@ type ChunkRef struct {
 	End       int64  `json:"end"`
 	Blob      string `json:"blob"`
 	HashState []byte `json:"hash_state,omitempty"`
+	// Tail fingerprints the chunk's last bytes in the raw transcript, so that a rewritten file
+	// is not mistaken for the one the chunk came from.
+	Tail string `json:"tail,omitempty"`
 }
 
 // SubagentEnded records a subagent (Claude Code's Task/Agent tool) that finished, with the

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/entirerec/entire/events/claudecode"
+)
+
+// tsource is a transcript up to its last complete line, read in parts so that memory follows
+// the new part of a long transcript, not its whole length. It is backed by the agent's live
+// file, or by bytes (a copy read back from the shadow branch).
+type tsource struct {
+	path string // live file; "" when mem holds the transcript
+	mem  []byte
+	end  int64 // offset just after the last complete line
+}
+
+func memSource(data []byte) tsource { return tsource{mem: data, end: int64(len(data))} }
+
+// fileSource is the live transcript at path, complete up to end.
+func fileSource(path string, end int64) tsource { return tsource{path: path, end: end} }
+
+// valid reports whether the source has a transcript.
+func (t tsource) valid() bool { return t.path != "" || t.mem != nil }
+
+// read returns the bytes [from, end).
+func (t tsource) read(from int64) ([]byte, error) {
+	if from < 0 || from > t.end {
+		from = 0
+	}
+	if t.path == "" {
+		return t.mem[from:t.end], nil
+	}
+	f, err := os.Open(t.path)
+	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, t.end-from)
+	if _, err := f.ReadAt(buf, from); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	return buf, nil
+}
+
+// scan parses the complete lines from offset from, streaming a file.
+func (t tsource) scan(from int64) claudecode.Scan {
+	if from < 0 || from > t.end {
+		from = 0
+	}
+	if t.path == "" {
+		return claudecode.ScanBytes(t.mem[from:t.end])
+	}
+	sc, err := claudecode.ScanFile(t.path, from)
+	if err != nil {
+		return claudecode.Scan{}
+	}
+	return sc
+}
+
+// tailLen is how many bytes before a chunk's end its fingerprint covers.
+const tailLen = 64
+
+// tail fingerprints the tailLen bytes before offset end ("" when they cannot be read).
+func (t tsource) tail(end int64) string {
+	from := max(0, end-tailLen)
+	var b []byte
+	if t.path == "" {
+		if end > int64(len(t.mem)) {
+			return ""
+		}
+		b = t.mem[from:end]
+	} else {
+		f, err := os.Open(t.path)
+		if err != nil {
+			return ""
+		}
+		defer f.Close()
+		b = make([]byte, end-from)
+		if _, err := f.ReadAt(b, from); err != nil {
+			return ""
+		}
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
