@@ -49,18 +49,16 @@ func (c *explainCmd) Run(e *env) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	repo, err := openRepo(e)
+	en, done, err := openEngine(e)
 	if err != nil {
 		return err
 	}
-	defer repo.Close()
+	defer done()
+	repo := en.Repo
 	rd, err := engine.NewReader(e.ctx, repo)
 	if err != nil {
 		return err
 	}
-	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
-	defer closeLog()
-	en := engine.New(repo, log, e.stderr)
 	x := &explainer{ctx: e.ctx, repo: repo, en: en, rd: rd, out: e.stdout, pal: newPalette(e.stdout)}
 	switch {
 	case c.Commit != "":

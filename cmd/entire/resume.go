@@ -22,14 +22,12 @@ type resumeCmd struct {
 const resumeRemote = "origin"
 
 func (c *resumeCmd) Run(e *env) error {
-	repo, err := openRepo(e)
+	en, done, err := openEngine(e)
 	if err != nil {
 		return err
 	}
-	defer repo.Close()
-	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
-	defer closeLog()
-	en := engine.New(repo, log, e.stderr)
+	defer done()
+	repo := en.Repo
 
 	target, err := engine.FindBranch(e.ctx, repo, c.Branch, resumeRemote)
 	if errors.Is(err, engine.ErrBranchNotFound) {

@@ -58,14 +58,11 @@ func (c *rewindCmd) Run(e *env) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	repo, err := openRepo(e)
+	en, done, err := openEngine(e)
 	if err != nil {
 		return err
 	}
-	defer repo.Close()
-	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
-	defer closeLog()
-	en := engine.New(repo, log, e.stderr)
+	defer done()
 	term := newTerminal()
 	if c.Undo {
 		plan, err := en.PlanUndo(e.ctx)
@@ -105,7 +102,7 @@ func (c *rewindCmd) Run(e *env) error {
 			if agent != engine.AgentClaudeCode {
 				return ""
 			}
-			return defaultTranscriptPath(repo.TopLevel, sid)
+			return defaultTranscriptPath(en.Repo.TopLevel, sid)
 		},
 	}
 	plan, err := en.PlanRewind(e.ctx, p, kind, place)
