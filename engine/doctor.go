@@ -134,7 +134,7 @@ func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) 
 		return "", err
 	}
 	if !branchNeeded(others, id, shadow) {
-		en.deleteShadow(ctx, sess, shadow, nil)
+		en.deleteShadow(ctx, sess, shadow, "", nil)
 	}
 	return cpID, nil
 }

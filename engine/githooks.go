@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -223,8 +224,8 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		}
 	}()
 	type outcome struct {
-		sess    *Session
-		oldBase string
+		sess            *Session
+		oldBase, oldTip string
 	}
 	var condensed []outcome
 	var unchanged []State
@@ -248,38 +249,48 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 				en.Log.Warn("overlap check failed", "session_id", sess.ID, "error", err.Error())
 			}
 		}
-		oldBase := sess.State.BaseCommit
+		oldBase, oldTip := sess.State.BaseCommit, sess.State.Recorder.LastShadowCommit
 		results, err := en.runResults(ctx, sess, en.event(ev))
 		if err != nil {
 			en.Log.Error("post-commit", "session_id", sess.ID, "error", err.Error())
 			continue
 		}
 		if hasCondensed(results) {
-			condensed = append(condensed, outcome{sess, oldBase})
+			condensed = append(condensed, outcome{sess, oldBase, oldTip})
 		} else {
 			unchanged = append(unchanged, sess.State)
 		}
 	}
 	for _, c := range condensed {
-		en.deleteShadow(ctx, c.sess, ShadowBranch(c.oldBase, c.sess.State.WorktreeID), unchanged)
+		en.deleteShadow(ctx, c.sess, ShadowBranch(c.oldBase, c.sess.State.WorktreeID), c.oldTip, unchanged)
 	}
 	return nil
 }
 
 // deleteShadow removes a condensed session's shadow branch unless an uncondensed active session
 // still builds on it.
-func (en *Engine) deleteShadow(ctx context.Context, sess *Session, branch string, others []State) {
+func (en *Engine) deleteShadow(ctx context.Context, sess *Session, branch, oldTip string, others []State) {
 	for _, o := range others {
 		if o.Phase == PhaseActive && ShadowBranch(o.BaseCommit, o.WorktreeID) == branch {
 			return
 		}
 	}
 	ref := gitexec.BranchRef(branch)
-	tip, ok, err := en.Repo.ResolveRef(ctx, ref)
-	if err != nil || !ok {
-		return
+	// The session's own last checkpoint is usually the tip: try it first, which saves a
+	// lookup; if another session moved the branch, look it up.
+	tip := gitexec.OID(oldTip)
+	err := gitexec.ErrRefMoved
+	if tip != "" {
+		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, Old: tip}})
 	}
-	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, Old: tip}}); err != nil {
+	if errors.Is(err, gitexec.ErrRefMoved) {
+		var ok bool
+		if tip, ok, err = en.Repo.ResolveRef(ctx, ref); err != nil || !ok {
+			return
+		}
+		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, Old: tip}})
+	}
+	if err != nil {
 		en.Log.Warn("delete shadow branch", "branch", branch, "error", err.Error())
 		return
 	}

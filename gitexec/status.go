@@ -73,10 +73,14 @@ func (r *Repo) DiffTree(ctx context.Context, a, b string) ([]DiffEntry, error) {
 // inside "git commit -a" or "git commit <paths>" sees the commit's contents.
 func (r *Repo) StagedChanges(ctx context.Context) ([]DiffEntry, error) {
 	base := "HEAD"
-	if _, ok, err := r.Head(ctx); err != nil {
-		return nil, fmt.Errorf("read staged changes: %w", err)
-	} else if !ok {
-		base = string(r.emptyTree())
+	if _, ok := r.HeadAtOpen(); !ok {
+		// Unborn when opened (or HEAD could not be read then): ask, and diff against the
+		// empty tree when there is still no HEAD.
+		if _, ok, err := r.Head(ctx); err != nil {
+			return nil, fmt.Errorf("read staged changes: %w", err)
+		} else if !ok {
+			base = string(r.emptyTree())
+		}
 	}
 	c := call{}
 	if r.HookIndex != "" {
