@@ -184,8 +184,14 @@ func CommitMsg(file string) error {
 
 // PostCommit condenses every session of this worktree that the new commit links to (spec §3.8),
 // then deletes the shadow branches that no longer hold anyone's uncondensed work.
-func (en *Engine) PostCommit(ctx context.Context) error {
+//
+// commit is the commit to condense ("" for HEAD), branch the branch it was made on ("" to read
+// it now): a deferred worker passes both, as HEAD may have moved by the time it runs.
+func (en *Engine) PostCommit(ctx context.Context, commit, branch string) error {
 	head, ok := en.Repo.HeadAtOpen()
+	if commit != "" {
+		head, ok = gitexec.OID(commit), true
+	}
 	if !ok {
 		return nil
 	}
@@ -199,7 +205,10 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 	}
 	id, _ := ParseCheckpointTrailer(msg)
 	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: en.Repo.SequencerInProgress() || en.Repo.HeadMovedBySequencer()}
-	base.Branch, _, _ = en.Repo.HeadBranch(ctx)
+	base.Branch = branch
+	if commit == "" {
+		base.Branch, _, _ = en.Repo.HeadBranch(ctx)
+	}
 	var diff []gitexec.DiffEntry
 	if id != "" && !base.Sequencer {
 		parents, err := en.Repo.CommitParents(ctx, string(head))

@@ -46,6 +46,12 @@ func (c *hooksCmd) Run(e *env) error {
 			}
 			return nil
 		case "prepare-commit-msg", "post-commit":
+			if deferredWorker(c.Verb, c.Args) {
+				break // the worker holds the post-commit lock it inherited
+			}
+			if _, common, ok := engine.LocateGit(e.cwd); ok {
+				_ = engine.WaitPostCommit(common) // the previous commit's condensation
+			}
 			if (c.Verb == "post-commit" || len(c.Args) > 0) && engine.GitHookIdle(e.cwd) {
 				return nil // no session to link or condense: cost nothing
 			}
@@ -67,6 +73,13 @@ func (c *hooksCmd) Run(e *env) error {
 	log, closeLog := openLog(root, level, e.stderr)
 	defer closeLog()
 	h.log = log.With("component", "hooks", "agent", c.Agent, "hook", c.Verb)
+	// Everyone but post-commit (which takes the lock itself, or inherited it) waits for a
+	// condensation still running in the background.
+	if repoErr == nil && !(c.Agent == "git" && c.Verb == "post-commit") {
+		if err := engine.WaitPostCommit(repo.CommonDir); err != nil {
+			h.log.Warn("wait for condensation", "error", err.Error())
+		}
+	}
 	var err error
 	switch {
 	case repoErr != nil:
@@ -232,7 +245,14 @@ func (h *hookRun) git(verb string, args []string) error {
 		}
 		return engine.CommitMsg(args[0])
 	case "post-commit":
-		return en.PostCommit(ctx)
+		if deferredWorker(verb, args) {
+			branch := ""
+			if len(args) > 2 {
+				branch = args[2]
+			}
+			return en.PostCommit(ctx, args[1], branch)
+		}
+		return h.postCommit(en)
 	case "pre-push":
 		if len(args) == 0 {
 			return errors.New("pre-push: missing remote")
@@ -245,3 +265,35 @@ func (h *hookRun) git(verb string, args []string) error {
 // isSubagentTool accepts the subagent tool under its old name (Task) and its current one (Agent);
 // an empty name (older payloads) is accepted too.
 func isSubagentTool(name string) bool { return name == "" || name == "Task" || name == "Agent" }
+
+// deferredWorker reports whether this is the detached post-commit worker:
+// `entire hooks git post-commit --deferred <commit> [<branch>]`.
+func deferredWorker(verb string, args []string) bool {
+	return verb == "post-commit" && len(args) >= 2 && args[0] == "--deferred"
+}
+
+// postCommit condenses the new commit. Unless ENTIRE_POST_COMMIT=sync, the work is handed to
+// a detached worker that inherits the repository's post-commit lock, so git's commit returns
+// at once; every later hook and command waits for that lock before it looks at sessions.
+func (h *hookRun) postCommit(en *engine.Engine) error {
+	lock, err := engine.HoldPostCommit(h.repo.CommonDir)
+	if err != nil {
+		return fmt.Errorf("post-commit lock: %w", err)
+	}
+	if os.Getenv("ENTIRE_POST_COMMIT") != "sync" {
+		if head, ok := h.repo.HeadAtOpen(); ok {
+			branch, _, _ := h.repo.HeadBranch(h.e.ctx)
+			exe, err := os.Executable()
+			if err == nil {
+				err = gitexec.SpawnDetached(exe, "entire", []string{"hooks", "git", "post-commit", "--deferred", string(head), branch},
+					h.repo.TopLevel, []*os.File{lock.File()})
+			}
+			if err == nil {
+				return nil // the worker now holds the lock; this process exits without unlocking
+			}
+			h.log.Warn("condensing in the foreground", "error", err.Error())
+		}
+	}
+	defer lock.Release()
+	return en.PostCommit(h.e.ctx, "", "")
+}

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package engine
+
+import "os"
+
+// Without flock the lock is a no-op; such platforms condense synchronously (see cmd/entire).
+func flock(*os.File, bool) error { return nil }
+
+func funlock(*os.File) error { return nil }

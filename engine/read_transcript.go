@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// SkipLines drops the first n newline-terminated lines of data.
+func SkipLines(data []byte, n int) []byte {
+	for ; n > 0 && len(data) > 0; n-- {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return nil
+		}
+		data = data[i+1:]
+	}
+	return data
+}
+
+func withNewline(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		return append(append([]byte(nil), b...), '\n')
+	}
+	return b
+}
+
+// LoadTranscript fills in a slot's transcript.
+func LoadTranscript(ctx context.Context, repo *gitexec.Repo, s *Slot) error {
+	entries, _, err := repo.ReadTree(ctx, s.Tree)
+	if err != nil {
+		return err
+	}
+	s.Transcript, s.HasChunks, err = readTranscript(ctx, repo, entries, s.Meta.Agent)
+	return err
+}
+
+// readTranscript applies the reader rule of spec §3.4: numbered chunks full.jsonl.NNN (NNN > 0)
+// in numeric order after full.jsonl, reassembled per agent; else full.jsonl; else full.log.
+func readTranscript(ctx context.Context, repo *gitexec.Repo, entries []gitexec.TreeEntry, agent string) ([]byte, bool, error) {
+	type chunk struct {
+		n   int
+		oid gitexec.OID
+	}
+	var chunks []chunk
+	files := map[string]gitexec.OID{}
+	for _, e := range entries {
+		files[e.Name] = e.OID
+		if suffix, ok := strings.CutPrefix(e.Name, "full.jsonl."); ok {
+			if n, err := strconv.Atoi(suffix); err == nil && n > 0 {
+				chunks = append(chunks, chunk{n, e.OID})
+			}
+		}
+	}
+	read := func(oid gitexec.OID) ([]byte, error) {
+		data, _, err := repo.ReadBlob(ctx, string(oid))
+		return data, err
+	}
+	if len(chunks) == 0 {
+		for _, name := range []string{"full.jsonl", "full.log"} {
+			if oid, ok := files[name]; ok {
+				data, err := read(oid)
+				return data, false, err
+			}
+		}
+		return nil, false, nil
+	}
+	sort.Slice(chunks, func(i, j int) bool { return chunks[i].n < chunks[j].n })
+	var parts [][]byte
+	if oid, ok := files["full.jsonl"]; ok {
+		chunks = append([]chunk{{0, oid}}, chunks...)
+	}
+	for _, c := range chunks {
+		data, err := read(c.oid)
+		if err != nil {
+			return nil, true, err
+		}
+		parts = append(parts, data)
+	}
+	data, err := joinChunks(agent, parts)
+	return data, true, err
+}
+
+// joinChunks reassembles transcript chunks: JSONL chunks joined with one "\n"; Gemini's
+// {"messages":[…]} chunks merged into one object (spec §3.4).
+func joinChunks(agent string, parts [][]byte) ([]byte, error) {
+	if agent != "Gemini CLI" {
+		return bytes.Join(parts, []byte{'\n'}), nil
+	}
+	var all struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	all.Messages = []json.RawMessage{}
+	for i, p := range parts {
+		var c struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(p, &c); err != nil {
+			return nil, fmt.Errorf("read transcript chunk %d: %w", i, err)
+		}
+		all.Messages = append(all.Messages, c.Messages...)
+	}
+	return json.Marshal(all)
+}
+
+// TranscriptEntry is one readable step of a Claude transcript.
+type TranscriptEntry struct {
+	Kind string // "user" (a prompt), "assistant" (text) or "tool" (a tool call)
+	Text string // the prompt or text; for a tool call its detail (may be "")
+	Tool string // tool name, for Kind "tool"
+}
+
+// TranscriptEntries turns Claude JSONL into prompts, assistant text and tool calls, in order
+// (spec §12.4); tool results and lines that are not JSON are left out.
+func TranscriptEntries(data []byte) []TranscriptEntry {
+	var out []TranscriptEntry
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		var l struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		var text string
+		var blocks []struct {
+			Type  string                     `json:"type"`
+			Text  string                     `json:"text"`
+			Name  string                     `json:"name"`
+			Input map[string]json.RawMessage `json:"input"`
+		}
+		if json.Unmarshal(l.Message.Content, &text) != nil {
+			_ = json.Unmarshal(l.Message.Content, &blocks) // neither: nothing to show
+		}
+		switch l.Type {
+		case "user", "human":
+			var parts []string
+			for _, b := range blocks {
+				if b.Type == "text" {
+					parts = append(parts, b.Text)
+				}
+			}
+			if len(parts) > 0 {
+				text = strings.Join(parts, "\n\n")
+			}
+			if p := claudecode.StripTags(text); p != "" {
+				out = append(out, TranscriptEntry{Kind: "user", Text: p})
+			}
+		case "assistant":
+			for _, b := range blocks {
+				switch {
+				case b.Type == "text" && strings.TrimSpace(b.Text) != "":
+					out = append(out, TranscriptEntry{Kind: "assistant", Text: b.Text})
+				case b.Type == "tool_use":
+					out = append(out, TranscriptEntry{Kind: "tool", Tool: b.Name, Text: toolDetail(b.Input)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// toolDetail is the input description, else command, file_path, notebook_path or pattern.
+func toolDetail(in map[string]json.RawMessage) string {
+	for _, k := range []string{"description", "command", "file_path", "notebook_path", "pattern"} {
+		var s string
+		if json.Unmarshal(in[k], &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
