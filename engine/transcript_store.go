@@ -20,16 +20,21 @@ import (
 // the blobs of the unchanged prefix instead of storing the whole transcript again.
 var chunkTarget = 1 << 20
 
+// shadowChunkTarget is the chunk size on the shadow branch: every Stop rewrites the open last
+// chunk, so smaller chunks keep Stop flat as a session grows; the local shadow branch does not
+// need the larger chunks that pack well on the shared metadata branch.
+var shadowChunkTarget = 256 << 10
+
 // maxChunk is the largest chunk file the reference writes (spec §3.4).
 const maxChunk = 50 * 1024 * 1024
 
-// chunkBounds splits data into chunks closing at the first line end at or past chunkTarget
+// chunkBounds splits data into chunks closing at the first line end at or past target
 // bytes, never above maxChunk. The last chunk is open: it may still grow.
-func chunkBounds(data []byte) ([]int, error) {
+func chunkBounds(data []byte, target int) ([]int, error) {
 	var ends []int
 	start := 0
 	for start < len(data) {
-		end := start + chunkTarget
+		end := start + target
 		if end >= len(data) {
 			ends = append(ends, len(data))
 			break
@@ -77,19 +82,19 @@ type storedTranscript struct {
 
 // storeTranscript redacts and writes a transcript as chunk blobs for the metadata branch.
 func (en *Engine) storeTranscript(ctx context.Context, t tsource, cache []events.ChunkRef) (storedTranscript, error) {
-	return en.storeChunks(ctx, t, cache, redact.JSONL)
+	return en.storeChunks(ctx, t, cache, chunkTarget, redact.JSONL)
 }
 
 // storeRawTranscript writes a transcript as chunk blobs unchanged, for the shadow branch
 // (which is local and not redacted, spec §12.1).
 func (en *Engine) storeRawTranscript(ctx context.Context, t tsource, cache []events.ChunkRef) (storedTranscript, error) {
-	return en.storeChunks(ctx, t, cache, func(b []byte) []byte { return b })
+	return en.storeChunks(ctx, t, cache, shadowChunkTarget, func(b []byte) []byte { return b })
 }
 
 // storeChunks transforms and writes a transcript as chunk blobs. Closed chunks listed in the
 // cache with the same end offset are reused without being read, transformed or hashed again,
 // so the work is linear in the new part of the transcript.
-func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.ChunkRef, transform func([]byte) []byte) (storedTranscript, error) {
+func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.ChunkRef, target int, transform func([]byte) []byte) (storedTranscript, error) {
 	var out storedTranscript
 	// Closed chunks of the cache that the transcript still covers are taken as they are (the
 	// transcript only grows); only the rest is read. Boundaries after a closed chunk depend
@@ -115,7 +120,7 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 	if err != nil {
 		return out, err
 	}
-	rel, err := chunkBounds(data)
+	rel, err := chunkBounds(data, target)
 	if err != nil {
 		return out, err
 	}
