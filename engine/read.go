@@ -28,6 +28,7 @@ type AmbiguousError struct {
 	Candidates []string // the matching IDs (or commit SHAs), sorted
 }
 
+// Error lists the checkpoints the prefix matches.
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("ambiguous checkpoint prefix %q matches %d checkpoints: %s",
 		e.Prefix, len(e.Candidates), strings.Join(e.Candidates, ", "))
