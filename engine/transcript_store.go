@@ -102,9 +102,13 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 	h := sha256.New()
 	reused := 0
 	for reused < len(cache) && cache[reused].Blob != "" && cache[reused].End < t.end &&
-		(reused == 0 || cache[reused].End > cache[reused-1].End) &&
-		cache[reused].Tail != "" && cache[reused].Tail == t.tail(cache[reused].End) {
+		(reused == 0 || cache[reused].End > cache[reused-1].End) && cache[reused].Tail != "" {
 		reused++
+	}
+	// Transcripts only grow: the last reused chunk's fingerprint tells whether this is still
+	// the file the cache came from (one small read, however long the transcript).
+	if reused > 0 && cache[reused-1].Tail != t.tail(cache[reused-1].End) {
+		reused = 0
 	}
 	if reused > 0 {
 		if err := restoreHash(h, cache[reused-1].HashState); err != nil {
