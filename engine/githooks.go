@@ -185,16 +185,18 @@ func CommitMsg(file string) error {
 // PostCommit condenses every session of this worktree that the new commit links to (spec §3.8),
 // then deletes the shadow branches that no longer hold anyone's uncondensed work.
 //
-// commit is the commit to condense ("" for HEAD), branch the branch it was made on ("" to read
-// it now): a deferred worker passes both, as HEAD may have moved by the time it runs.
-func (en *Engine) PostCommit(ctx context.Context, commit, branch string) error {
-	head, ok := en.Repo.HeadAtOpen()
-	if commit != "" {
-		head, ok = gitexec.OID(commit), true
+// A deferred worker passes the facts observed when the hook ran (the commit, its branch,
+// whether a rebase, cherry-pick or revert was going on), as they may have changed since.
+func (en *Engine) PostCommit(ctx context.Context, at *CommitFacts) error {
+	if at == nil {
+		head, ok := en.Repo.HeadAtOpen()
+		if !ok {
+			return nil
+		}
+		f := en.ObserveCommit(ctx, string(head))
+		at = &f
 	}
-	if !ok {
-		return nil
-	}
+	head := gitexec.OID(at.Commit)
 	sessions, err := en.worktreeSessions()
 	if err != nil || len(sessions) == 0 {
 		return err
@@ -204,11 +206,7 @@ func (en *Engine) PostCommit(ctx context.Context, commit, branch string) error {
 		return err
 	}
 	id, _ := ParseCheckpointTrailer(msg)
-	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: en.Repo.SequencerInProgress() || en.Repo.HeadMovedBySequencer()}
-	base.Branch = branch
-	if commit == "" {
-		base.Branch, _, _ = en.Repo.HeadBranch(ctx)
-	}
+	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: at.Sequencer, Branch: at.Branch}
 	var diff []gitexec.DiffEntry
 	if id != "" && !base.Sequencer {
 		parents, err := en.Repo.CommitParents(ctx, string(head))
@@ -357,4 +355,18 @@ func mostLinesFrom(part, whole []byte) bool {
 		}
 	}
 	return total > 0 && 2*found >= total
+}
+
+// CommitFacts is what post-commit observes about the new commit at the moment git runs it.
+type CommitFacts struct {
+	Commit    string
+	Branch    string
+	Sequencer bool // a rebase, cherry-pick or revert made the commit
+}
+
+// ObserveCommit reads the facts about commit that later work must not re-read.
+func (en *Engine) ObserveCommit(ctx context.Context, commit string) CommitFacts {
+	branch, _, _ := en.Repo.HeadBranch(ctx)
+	return CommitFacts{Commit: commit, Branch: branch,
+		Sequencer: en.Repo.SequencerInProgress() || en.Repo.HeadMovedBySequencer()}
 }

@@ -246,11 +246,12 @@ func (h *hookRun) git(verb string, args []string) error {
 		return engine.CommitMsg(args[0])
 	case "post-commit":
 		if deferredWorker(verb, args) {
-			branch := ""
+			at := &engine.CommitFacts{Commit: args[1]}
 			if len(args) > 2 {
-				branch = args[2]
+				at.Branch = args[2]
 			}
-			return en.PostCommit(ctx, args[1], branch)
+			at.Sequencer = len(args) > 3 && args[3] == "sequencer"
+			return en.PostCommit(ctx, at)
 		}
 		return h.postCommit(en)
 	case "pre-push":
@@ -267,7 +268,7 @@ func (h *hookRun) git(verb string, args []string) error {
 func isSubagentTool(name string) bool { return name == "" || name == "Task" || name == "Agent" }
 
 // deferredWorker reports whether this is the detached post-commit worker:
-// `entire hooks git post-commit --deferred <commit> [<branch>]`.
+// `entire hooks git post-commit --deferred <commit> <branch> <plain|sequencer>`.
 func deferredWorker(verb string, args []string) bool {
 	return verb == "post-commit" && len(args) >= 2 && args[0] == "--deferred"
 }
@@ -282,10 +283,15 @@ func (h *hookRun) postCommit(en *engine.Engine) error {
 	}
 	if os.Getenv("ENTIRE_POST_COMMIT") != "sync" {
 		if head, ok := h.repo.HeadAtOpen(); ok {
-			branch, _, _ := h.repo.HeadBranch(h.e.ctx)
+			// What the worker must not re-read (a rebase may start before it runs).
+			at := en.ObserveCommit(h.e.ctx, string(head))
+			kind := "plain"
+			if at.Sequencer {
+				kind = "sequencer"
+			}
 			exe, err := os.Executable()
 			if err == nil {
-				err = gitexec.SpawnDetached(exe, "entire", []string{"hooks", "git", "post-commit", "--deferred", string(head), branch},
+				err = gitexec.SpawnDetached(exe, "entire", []string{"hooks", "git", "post-commit", "--deferred", at.Commit, at.Branch, kind},
 					h.repo.TopLevel, []*os.File{lock.File()})
 			}
 			if err == nil {
@@ -295,5 +301,5 @@ func (h *hookRun) postCommit(en *engine.Engine) error {
 		}
 	}
 	defer lock.Release()
-	return en.PostCommit(h.e.ctx, "", "")
+	return en.PostCommit(h.e.ctx, nil)
 }
