@@ -279,7 +279,9 @@ func deferredWorker(verb string, args []string) bool {
 func (h *hookRun) postCommit(en *engine.Engine) error {
 	lock, err := engine.HoldPostCommit(h.repo.CommonDir)
 	if err != nil {
-		return fmt.Errorf("post-commit lock: %w", err)
+		// Never lose the commit's condensation over the lock: do it here, unlocked.
+		h.log.Warn("post-commit lock unavailable; condensing in the foreground", "error", err.Error())
+		return en.PostCommit(h.e.ctx, nil)
 	}
 	if os.Getenv("ENTIRE_POST_COMMIT") != "sync" {
 		if head, ok := h.repo.HeadAtOpen(); ok {
