@@ -17,10 +17,11 @@ test: ## Run every test, including the testscript scenarios in testdata/scripts.
 race: ## Run the tests under the race detector (includes the concurrency tests).
 	$(GO) test -count=1 -race $(PKGS)
 
-lint: ## gofmt and go vet must be clean.
+lint: ## gofmt, go vet and staticcheck (pinned as a go.mod tool) must be clean.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
 
 fuzz: ## Run each fuzz target for a short while.
 	$(GO) test -run '^$$' -fuzz FuzzReadFrom -fuzztime 20s ./events/journal/

@@ -76,8 +76,3 @@ func (r *Repo) emptyTree() OID {
 	}
 	return emptyTreeSHA1
 }
-
-// zeroOID returns the all-zero id of this repository's hash length.
-func (r *Repo) zeroOID() OID {
-	return OID(strings.Repeat("0", r.hexLen))
-}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,9 +18,12 @@ func TestMain(m *testing.M) {
 	})
 }
 
+var update = flag.Bool("update", false, "rewrite the scenarios' cmp golden files from the actual output")
+
 // TestScripts runs the scenarios in testdata/scripts through the real binary and real git.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
+		UpdateScripts:       *update,
 		Dir:                 filepath.Join("..", "..", "testdata", "scripts"),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,

@@ -160,14 +160,7 @@ func readSettingsFile(path string) (f settingsFile, exists bool, err error) {
 // local_dev, log_level, strategy_options, telemetry; empty optional keys omitted),
 // 2-space indented with a trailing newline, mode 0644. The parent directory is created.
 func WriteSettings(path string, s Settings) error {
-	data, err := encodeJSON(onDiskSettings{
-		Strategy:        s.Strategy,
-		Enabled:         s.Enabled,
-		LocalDev:        s.LocalDev,
-		LogLevel:        s.LogLevel,
-		StrategyOptions: s.StrategyOptions,
-		Telemetry:       s.Telemetry,
-	})
+	data, err := encodeJSON(onDiskSettings(s))
 	if err != nil {
 		return fmt.Errorf("encode settings: %w", err)
 	}
