@@ -197,7 +197,7 @@ func TestDecideResultEventsCallForNothing(t *testing.T) {
 	results := []events.Payload{
 		events.ShadowCheckpointWritten{Files: []string{"a.go"}}, events.ShadowCheckpointSkipped{},
 		events.ShadowBranchMigrated{NewBase: rHead}, events.ShadowBranchDeleted{},
-		events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead}, events.CondensationSkipped{},
+		events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead},
 		events.CarriedForward{Files: []string{"a.go"}}, events.CheckpointsFinalized{Finalized: []string{cpOld}},
 		events.TaskCheckpointWritten{Files: []string{"a.go"}, Incremental: true},
 		events.EffectFailed{Effect: "condense", Error: "boom"},
@@ -364,7 +364,6 @@ func TestEvolve(t *testing.T) {
 			func(s *State, _ Phase) { s.TurnCheckpointIDs = nil }},
 		{"effect failed", resetPending, events.EffectFailed{Effect: "condense", Error: "boom"}, unchanged},
 		{"shadow branch deleted", nil, events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4"}, unchanged},
-		{"condensation skipped", nil, events.CondensationSkipped{Commit: rHead, Reason: "no overlap"}, unchanged},
 	}
 	for _, tc := range tests {
 		for _, p := range allPhases {

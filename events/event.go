@@ -36,7 +36,6 @@ const (
 	TypeShadowBranchMigrated    Type = "shadow_branch_migrated"
 	TypeShadowBranchDeleted     Type = "shadow_branch_deleted"
 	TypeCheckpointCondensed     Type = "checkpoint_condensed"
-	TypeCondensationSkipped     Type = "condensation_skipped"
 	TypeCarriedForward          Type = "carried_forward"
 	TypeCheckpointsFinalized    Type = "checkpoints_finalized"
 	TypeEffectFailed            Type = "effect_failed"
@@ -125,8 +124,6 @@ func newPayload(t Type) (Payload, error) {
 		return &ShadowBranchDeleted{}, nil
 	case TypeCheckpointCondensed:
 		return &CheckpointCondensed{}, nil
-	case TypeCondensationSkipped:
-		return &CondensationSkipped{}, nil
 	case TypeCarriedForward:
 		return &CarriedForward{}, nil
 	case TypeCheckpointsFinalized:
@@ -163,8 +160,6 @@ func deref(p Payload) Payload {
 	case *ShadowBranchDeleted:
 		return *v
 	case *CheckpointCondensed:
-		return *v
-	case *CondensationSkipped:
 		return *v
 	case *CarriedForward:
 		return *v

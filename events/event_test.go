@@ -28,7 +28,6 @@ func samples() []Payload {
 		ShadowBranchMigrated{From: "x", To: "y", NewBase: "b"},
 		ShadowBranchDeleted{Branch: "x", Commit: "c"},
 		CheckpointCondensed{CheckpointID: "0123456789ab", MetadataCommit: "m", UserCommit: "u", Slot: 1, Provisional: true},
-		CondensationSkipped{Commit: "c", Reason: "no overlap"},
 		CarriedForward{Branch: "x", Commit: "c", Files: []string{"a"}},
 		CheckpointsFinalized{Finalized: []string{"a"}, Failed: map[string]string{"b": "boom"}},
 		TaskCheckpointWritten{Branch: "x", Commit: "c", ToolUseID: "toolu_1", Sequence: 2},
@@ -60,7 +59,7 @@ func TestRoundTripEveryType(t *testing.T) {
 	}
 	for _, typ := range []Type{TypeSessionStarted, TypeTurnStarted, TypeTurnEnded, TypeSessionStopped, TypeGitCommitted,
 		TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
-		TypeShadowBranchDeleted, TypeCheckpointCondensed, TypeCondensationSkipped, TypeCarriedForward,
+		TypeShadowBranchDeleted, TypeCheckpointCondensed, TypeCarriedForward,
 		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed} {
 		if !seen[typ] {
 			t.Errorf("no round-trip sample for %s", typ)

@@ -9,11 +9,10 @@ type Worktree struct {
 
 // Transcript is a position in the agent's live transcript: complete lines and their byte length.
 type Transcript struct {
-	Path       string `json:"path,omitempty"`
-	Lines      int    `json:"lines"`
-	Offset     int64  `json:"offset"`
-	LastUUID   string `json:"last_uuid,omitempty"`
-	Incomplete bool   `json:"incomplete,omitempty"` // the file ended in a half-written line that was left out
+	Path     string `json:"path,omitempty"`
+	Lines    int    `json:"lines"`
+	Offset   int64  `json:"offset"`
+	LastUUID string `json:"last_uuid,omitempty"`
 }
 
 // SessionStarted records the agent's session-start hook for a session that already has state.
@@ -64,7 +63,6 @@ type TurnEnded struct {
 	// Usage is this turn's token usage.
 	Usage   TokenUsage `json:"usage"`
 	Summary string     `json:"summary,omitempty"`
-	Prompt  string     `json:"prompt,omitempty"`
 	// Prompts are the user prompts in the lines read since the last hook.
 	Prompts []string `json:"prompts,omitempty"`
 	Flushed bool     `json:"flushed,omitempty"`
@@ -159,15 +157,6 @@ type CheckpointCondensed struct {
 
 // EventType implements Payload.
 func (CheckpointCondensed) EventType() Type { return TypeCheckpointCondensed }
-
-// CondensationSkipped records a linked commit that did not condense this session.
-type CondensationSkipped struct {
-	Commit string `json:"commit"`
-	Reason string `json:"reason"`
-}
-
-// EventType implements Payload.
-func (CondensationSkipped) EventType() Type { return TypeCondensationSkipped }
 
 // CarriedForward records the session's uncommitted files snapshotted onto a new shadow branch.
 type CarriedForward struct {
