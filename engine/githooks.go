@@ -67,6 +67,11 @@ func (en *Engine) linkFacts(ctx context.Context, s State, changes []gitexec.Diff
 	if s.Phase == PhaseEnded || s.TranscriptPath == "" {
 		return overlap, false, nil
 	}
+	// Outside a turn the transcript only matters for a session with no work of its own whose
+	// files the commit overlaps (shouldCondense); don't read it on every commit otherwise.
+	if s.Phase.Normalize() != PhaseActive && (s.HasNewContent() || !overlap) {
+		return overlap, false, nil
+	}
 	fi, err := os.Stat(s.TranscriptPath)
 	if err != nil || fi.Size() <= s.Recorder.CondensedOffset {
 		return overlap, false, nil

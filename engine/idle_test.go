@@ -21,10 +21,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 func TestGitHookIdle(t *testing.T) {
 	en := testRepo(t)
 	dir := en.Repo.TopLevel
-	t.Setenv("GIT_AUTHOR_NAME", "t")
-	t.Setenv("GIT_AUTHOR_EMAIL", "t@x")
-	t.Setenv("GIT_COMMITTER_NAME", "t")
-	t.Setenv("GIT_COMMITTER_EMAIL", "t@x")
+	gitIdentity(t)
 	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
 	head := gitIn(t, dir, "rev-parse", "HEAD")
 	if !GitHookIdle(dir) {
@@ -71,10 +68,7 @@ func TestGitHookIdle(t *testing.T) {
 func TestLocateGitLinkedWorktree(t *testing.T) {
 	en := testRepo(t)
 	dir := en.Repo.TopLevel
-	t.Setenv("GIT_AUTHOR_NAME", "t")
-	t.Setenv("GIT_AUTHOR_EMAIL", "t@x")
-	t.Setenv("GIT_COMMITTER_NAME", "t")
-	t.Setenv("GIT_COMMITTER_EMAIL", "t@x")
+	gitIdentity(t)
 	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
 	wt := filepath.Join(t.TempDir(), "wt")
 	gitIn(t, dir, "worktree", "add", "-q", wt)
@@ -144,5 +138,16 @@ func TestPostCommitLockWaitsAndTimesOut(t *testing.T) {
 	held.Release()
 	if err := <-done; err != nil {
 		t.Fatalf("wait after release: %v", err)
+	}
+}
+
+// gitIdentity gives the test's git commits a fixed author and committer.
+func gitIdentity(t *testing.T) {
+	t.Helper()
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
+		t.Setenv(k, "t")
+	}
+	for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
+		t.Setenv(k, "t@x")
 	}
 }
