@@ -134,6 +134,7 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 	if err != nil {
 		return nil, fmt.Errorf("condense %s: %w", c.CheckpointID, err)
 	}
+	crashPoint("condense:metadata-written")
 	fmt.Fprintf(en.Stderr, "[entire] Condensed session %s: %s (%d checkpoints)\n", short(s.SessionID, 8), c.CheckpointID, s.CheckpointCount)
 	out := []events.Event{en.event(events.CheckpointCondensed{
 		CheckpointID: c.CheckpointID, MetadataCommit: string(metaCommit), UserCommit: c.Commit,

@@ -134,7 +134,9 @@ func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) 
 		return "", err
 	}
 	if !branchNeeded(others, id, shadow) {
-		en.deleteShadow(ctx, sess, shadow, "", nil)
+		if err := sess.Append(en.deleteShadow(ctx, sess, DeleteShadow{Branch: shadow, Tip: s.Recorder.LastShadowCommit}, nil)...); err != nil {
+			return "", err
+		}
 	}
 	return cpID, nil
 }

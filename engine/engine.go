@@ -74,21 +74,115 @@ func (en *Engine) run(ctx context.Context, sess *Session, input events.Event) er
 	return err
 }
 
-// runResults is run, returning the result events recorded.
+// runResults finishes the session's pending work, then records input and performs what it
+// calls for, returning the result events recorded.
 func (en *Engine) runResults(ctx context.Context, sess *Session, input events.Event) ([]events.Event, error) {
+	results, err := en.drain(ctx, sess, nil, nil)
+	if err != nil {
+		return results, err
+	}
+	tried := pendingIDs(sess.State)
+	effects, err := en.record(sess, input)
+	if err != nil {
+		return results, err
+	}
+	crashPoint("journaled:" + string(input.Type))
+	more, err := en.apply(ctx, sess, input, effects, nil, tried)
+	return append(results, more...), err
+}
+
+// pendingIDs are the checkpoint IDs of the session's pending condensations.
+func pendingIDs(s State) map[string]bool {
+	ids := map[string]bool{}
+	for _, c := range s.Recorder.Pending {
+		ids[c.Commit.CheckpointID] = true
+	}
+	return ids
+}
+
+// record journals an input event and returns the effects it calls for. When there is git work
+// to do, the journal is made durable first: whatever happens to this process afterwards, the
+// next hook knows what was decided (pending work in the state).
+func (en *Engine) record(sess *Session, input events.Event) ([]Effect, error) {
 	before := sess.State
+	effects := Decide(before, input)
 	if err := sess.Append(input); err != nil {
 		return nil, err
 	}
+	if len(effects) > 0 || len(sess.State.Recorder.Pending) > len(before.Recorder.Pending) {
+		if err := sess.Sync(); err != nil {
+			return nil, err
+		}
+	}
+	return effects, nil
+}
+
+// apply performs the effects of a recorded input, then the pending work it created (skipping
+// the condensations in tried, which already failed in this process).
+func (en *Engine) apply(ctx context.Context, sess *Session, input events.Event, effects []Effect, others map[string]State, tried map[string]bool) ([]events.Event, error) {
 	var results []events.Event
-	for _, eff := range Decide(before, input) {
+	for _, eff := range effects {
 		res := en.perform(ctx, sess, input, eff)
 		if err := sess.Append(res...); err != nil {
 			return results, err
 		}
 		results = append(results, res...)
 	}
-	return results, nil
+	more, err := en.drain(ctx, sess, others, tried)
+	return append(results, more...), err
+}
+
+// drain performs the session's pending work (Pending) and records each outcome. A failure is
+// recorded and leaves the work pending for the next hook; others, when not nil, are the
+// states of sessions held open by the caller, fresher than their snapshots.
+func (en *Engine) drain(ctx context.Context, sess *Session, others map[string]State, skip map[string]bool) ([]events.Event, error) {
+	var results []events.Event
+	done := map[string]bool{}
+	for k := range skip {
+		done[k] = true
+	}
+	for {
+		var next Effect
+		key := ""
+		for _, eff := range Pending(sess.State) {
+			switch d := eff.(type) {
+			case Condense:
+				key = d.Commit.CheckpointID
+			case DeleteShadow:
+				key = "shadow:" + d.Branch
+			}
+			if !done[key] {
+				next = eff
+				break
+			}
+		}
+		if next == nil {
+			return results, nil
+		}
+		done[key] = true
+		var res []events.Event
+		if d, ok := next.(DeleteShadow); ok {
+			res = en.deleteShadow(ctx, sess, d, others)
+		} else {
+			res = en.perform(ctx, sess, events.Event{}, next)
+		}
+		if err := sess.Append(res...); err != nil {
+			return results, err
+		}
+		results = append(results, res...)
+		if failed(res) {
+			return results, nil // git is failing: leave the rest for the next hook
+		}
+	}
+}
+
+func failed(res []events.Event) bool {
+	for _, e := range res {
+		if _, ok := e.Data.(events.EffectFailed); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // perform carries out one effect. A failure is recorded as an EffectFailed event and logged;
@@ -96,12 +190,14 @@ func (en *Engine) runResults(ctx context.Context, sess *Session, input events.Ev
 func (en *Engine) perform(ctx context.Context, sess *Session, input events.Event, eff Effect) []events.Event {
 	var res []events.Event
 	var err error
+	key := ""
 	switch f := eff.(type) {
 	case MigrateShadow:
 		res, err = en.migrateShadow(ctx, sess.State, f)
 	case WriteShadowCheckpoint:
 		res, err = en.writeShadowCheckpoint(ctx, sess.State, input, f)
 	case Condense:
+		key = f.Commit.CheckpointID
 		res, err = en.condense(ctx, sess.State, f)
 	case Finalize:
 		res, err = en.finalize(ctx, sess.State, f)
@@ -111,8 +207,8 @@ func (en *Engine) perform(ctx context.Context, sess *Session, input events.Event
 		err = fmt.Errorf("unknown effect %T", eff)
 	}
 	if err != nil {
-		en.Log.Error("effect failed", "effect", eff.effectName(), "session_id", sess.ID, "error", err.Error())
-		return []events.Event{en.event(events.EffectFailed{Effect: eff.effectName(), Error: err.Error()})}
+		en.Log.Error("effect failed", "effect", eff.effectName(), "session_id", sess.ID, "checkpoint_id", key, "error", err.Error())
+		return []events.Event{en.event(events.EffectFailed{Effect: eff.effectName(), CheckpointID: key, Error: err.Error()})}
 	}
 	return res
 }
@@ -122,7 +218,7 @@ func (en *Engine) worktreeFacts(ctx context.Context) (events.Worktree, error) {
 	// Hooks run while git holds HEAD still: the value read when the repository was opened
 	// saves a process.
 	head, _ := en.Repo.HeadAtOpen()
-	return events.Worktree{Path: en.Repo.TopLevel, ID: en.Repo.WorktreeID(), Head: string(head)}, nil
+	return events.Worktree{Path: en.Repo.TopLevel, ID: en.Repo.WorktreeID(), Head: string(head), CLIVersion: Version}, nil
 }
 
 // dirtyStatus is `git status` without the recorder's own infrastructure, memoized per hook.

@@ -91,6 +91,8 @@ func (en *Engine) linkFacts(ctx context.Context, s State, changes []gitexec.Diff
 // PrepareCommitMsg adds the Entire-Checkpoint trailer to a commit that carries session work
 // (spec §4.3): agents get it directly, people are asked or shown an explanatory comment.
 // amend tells that the commit amends HEAD (git reports it only without -m, as source "commit").
+// The link decision is journaled to each linked session (CommitPrepared) before the message
+// is written, so post-commit condenses exactly the sessions the trailer was written for.
 func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, amend bool, term Terminal) error {
 	if en.Repo.SequencerInProgress() || source == "merge" || source == "squash" {
 		return nil
@@ -117,37 +119,12 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		}
 		return nil
 	}
-	if !term.Available() {
-		for _, s := range sessions {
-			if s.Phase == PhaseActive {
-				if hasTrailer {
-					return nil
-				}
-				id, err := NewCheckpointID()
-				if err != nil {
-					return err
-				}
-				return writeMessage(file, AppendTrailer(msg, id))
-			}
-		}
-	}
-	staged, err := en.Repo.StagedChanges(ctx)
-	if err != nil {
-		return err
-	}
-	var linked []State
-	for _, s := range sessions {
-		overlap, grew, err := en.linkFacts(ctx, s, staged)
-		if err != nil {
-			en.Log.Warn("overlap check failed", "session_id", s.SessionID, "error", err.Error())
-			overlap = true
-		}
-		if shouldCondense(s, s.Phase.Normalize(), events.GitCommitted{CheckpointID: "-", Overlap: overlap, TranscriptGrew: grew}) {
-			linked = append(linked, s)
-		}
-	}
-	if len(linked) == 0 || hasTrailer {
+	if hasTrailer {
 		return nil
+	}
+	linked, err := en.linkedSessions(ctx, sessions, term)
+	if err != nil || len(linked) == 0 {
+		return err
 	}
 	id, err := NewCheckpointID()
 	if err != nil {
@@ -155,7 +132,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	}
 	agent := agentOrDefault(linked[0].AgentType)
 	prompt := claudecode.LastPromptPreview(linked[0].Recorder.TurnPrompt)
-	if source == "message" {
+	if source == "message" && term.Available() {
 		ctxLines := []string{"You have an active " + agent + " session."}
 		if prompt != "" {
 			ctxLines = append(ctxLines, "Last Prompt: "+prompt)
@@ -163,9 +140,71 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		if !term.Confirm(ctxLines, "Link this commit to "+agent+" session context? [Y/n] ", true) {
 			return nil
 		}
+	}
+	for _, s := range linked {
+		if err := en.appendDurably(s.SessionID, events.CommitPrepared{CheckpointID: id}); err != nil {
+			return err // no trailer without its journaled decision
+		}
+	}
+	crashPoint("journaled:" + string(events.TypeCommitPrepared))
+	if source == "message" || !term.Available() {
 		return writeMessage(file, AppendTrailer(msg, id))
 	}
 	return writeMessage(file, InsertTrailerWithComment(msg, id, agent, prompt))
+}
+
+// linkedSessions decides which sessions the staged commit carries work of. An agent committing
+// during its turn (no terminal) links the active sessions; otherwise the staged changes decide,
+// content-aware. An overlap check that fails counts as overlap: a link too many costs a
+// checkpoint, a link too few loses the session's record of the commit.
+func (en *Engine) linkedSessions(ctx context.Context, sessions []State, term Terminal) ([]State, error) {
+	var linked []State
+	if !term.Available() {
+		for _, s := range sessions {
+			if s.Phase == PhaseActive {
+				linked = append(linked, s)
+			}
+		}
+		if len(linked) > 0 {
+			return linked, nil
+		}
+	}
+	staged, err := en.Repo.StagedChanges(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sessions {
+		if LinksCommit(s, en.commitFacts(ctx, s, events.GitCommitted{CheckpointID: "-"}, staged)) {
+			linked = append(linked, s)
+		}
+	}
+	return linked, nil
+}
+
+// commitFacts completes a commit's facts for one session with the content-aware overlap check,
+// under the single failure policy of linkedSessions.
+func (en *Engine) commitFacts(ctx context.Context, s State, base events.GitCommitted, changes []gitexec.DiffEntry) events.GitCommitted {
+	ev := base
+	ev.Transcript = events.Transcript{Path: s.TranscriptPath}
+	var err error
+	if ev.Overlap, ev.TranscriptGrew, err = en.linkFacts(ctx, s, changes); err != nil {
+		en.Log.Warn("overlap check failed; counted as overlap", "session_id", s.SessionID, "error", err.Error())
+		ev.Overlap = true
+	}
+	return ev
+}
+
+// appendDurably journals one input event to a session and makes it durable.
+func (en *Engine) appendDurably(id string, p events.Payload) error {
+	sess, err := en.Store.Open(id)
+	if err != nil {
+		return err
+	}
+	defer closeSession(en, sess)
+	if err := sess.Append(en.event(p)); err != nil {
+		return err
+	}
+	return sess.Sync()
 }
 
 func writeMessage(file, msg string) error {
@@ -187,21 +226,17 @@ func CommitMsg(file string) error {
 	return nil
 }
 
-// PostCommit condenses every session of this worktree that the new commit links to (spec §3.8),
-// then deletes the shadow branches that no longer hold anyone's uncondensed work.
-//
-// A deferred worker passes the facts observed when the hook ran (the commit, its branch,
-// whether a rebase, cherry-pick or revert was going on), as they may have changed since.
-func (en *Engine) PostCommit(ctx context.Context, at *CommitFacts) error {
-	if at == nil {
-		head, ok := en.Repo.HeadAtOpen()
-		if !ok {
-			return nil
-		}
-		f := en.ObserveCommit(ctx, string(head))
-		at = &f
+// PostCommit condenses every session of this worktree that the new commit links to (spec
+// §3.8), then deletes the shadow branches that no longer hold anyone's uncondensed work. The
+// commit's facts are journaled to every involved session, durably, before any git work: if
+// this process dies or git fails, the condensation stays pending and the next hook or command
+// writes it, into the same checkpoint ID and slot.
+func (en *Engine) PostCommit(ctx context.Context) error {
+	head, ok := en.Repo.HeadAtOpen()
+	if !ok {
+		return nil
 	}
-	head := gitexec.OID(at.Commit)
+	at := en.ObserveCommit(ctx, string(head))
 	sessions, err := en.worktreeSessions()
 	if err != nil || len(sessions) == 0 {
 		return err
@@ -214,38 +249,34 @@ func (en *Engine) PostCommit(ctx context.Context, at *CommitFacts) error {
 	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: at.Sequencer, Branch: at.Branch}
 	var diff []gitexec.DiffEntry
 	if id != "" && !base.Sequencer {
-		parents, err := en.Repo.CommitParents(ctx, string(head))
-		if err != nil {
-			return err
-		}
-		parent := ""
-		if len(parents) > 0 {
-			parent = string(parents[0])
-		}
-		if diff, err = en.Repo.DiffTree(ctx, parent, string(head)); err != nil {
+		if diff, err = en.commitDiff(ctx, string(head)); err != nil {
 			return err
 		}
 		for _, d := range diff {
 			base.Files = append(base.Files, d.Path)
 		}
 	}
-	var open []*Session
+	type recorded struct {
+		sess    *Session
+		input   events.Event
+		effects []Effect
+		tried   map[string]bool
+	}
+	var recs []recorded
 	defer func() {
-		for _, s := range open {
-			closeSession(en, s)
+		for _, r := range recs {
+			closeSession(en, r.sess)
 		}
 	}()
-	type outcome struct {
-		sess            *Session
-		oldBase, oldTip string
-	}
-	var condensed []outcome
-	var unchanged []State
+	others := map[string]State{}
 	for _, peek := range sessions {
-		if peek.Phase == PhaseEnded && !peek.HasNewContent() {
+		if peek.Recorder.LastCommit == string(head) {
+			continue // recorded already (by a hook that found the commit after a crash)
+		}
+		if peek.Phase == PhaseEnded && !peek.HasNewContent() && len(Pending(peek)) == 0 {
 			continue // finished sessions cost nothing to later commits
 		}
-		if id == "" && peek.Phase != PhaseActive {
+		if id == "" && peek.Phase != PhaseActive && len(Pending(peek)) == 0 {
 			continue
 		}
 		sess, err := en.Store.Open(peek.SessionID)
@@ -253,72 +284,147 @@ func (en *Engine) PostCommit(ctx context.Context, at *CommitFacts) error {
 			en.Log.Error("open session", "session_id", peek.SessionID, "error", err.Error())
 			continue
 		}
-		open = append(open, sess)
+		if _, err := en.drain(ctx, sess, nil, nil); err != nil { // earlier commits first
+			en.Log.Error("pending work", "session_id", sess.ID, "error", err.Error())
+		}
 		ev := base
 		ev.Transcript = events.Transcript{Path: sess.State.TranscriptPath}
 		if id != "" && !base.Sequencer {
-			if ev.Overlap, ev.TranscriptGrew, err = en.linkFacts(ctx, sess.State, diff); err != nil {
-				en.Log.Warn("overlap check failed", "session_id", sess.ID, "error", err.Error())
-			}
+			ev = en.commitFacts(ctx, sess.State, base, diff)
 		}
-		oldBase, oldTip := sess.State.BaseCommit, sess.State.Recorder.LastShadowCommit
-		results, err := en.runResults(ctx, sess, en.event(ev))
+		tried := pendingIDs(sess.State)
+		input := en.event(ev)
+		effects, err := en.record(sess, input)
+		recs = append(recs, recorded{sess, input, effects, tried})
 		if err != nil {
-			en.Log.Error("post-commit", "session_id", sess.ID, "error", err.Error())
+			en.Log.Error("record commit", "session_id", sess.ID, "error", err.Error())
+			recs[len(recs)-1].input = events.Event{} // nothing recorded: nothing to do
+		}
+		others[sess.ID] = sess.State
+	}
+	crashPoint("journaled:" + string(events.TypeGitCommitted))
+	for _, r := range recs {
+		if r.input.Data == nil {
 			continue
 		}
-		if hasCondensed(results) {
-			condensed = append(condensed, outcome{sess, oldBase, oldTip})
-		} else {
-			unchanged = append(unchanged, sess.State)
+		if _, err := en.apply(ctx, r.sess, r.input, r.effects, others, r.tried); err != nil {
+			en.Log.Error("post-commit", "session_id", r.sess.ID, "error", err.Error())
 		}
-	}
-	for _, c := range condensed {
-		en.deleteShadow(ctx, c.sess, ShadowBranch(c.oldBase, c.sess.State.WorktreeID), c.oldTip, unchanged)
+		others[r.sess.ID] = r.sess.State
 	}
 	return nil
 }
 
-// deleteShadow removes a condensed session's shadow branch unless an uncondensed active session
-// still builds on it.
-func (en *Engine) deleteShadow(ctx context.Context, sess *Session, branch, oldTip string, others []State) {
-	for _, o := range others {
-		if o.Phase == PhaseActive && ShadowBranch(o.BaseCommit, o.WorktreeID) == branch {
-			return
+// commitDiff is what a commit changed against its first parent.
+func (en *Engine) commitDiff(ctx context.Context, commit string) ([]gitexec.DiffEntry, error) {
+	parents, err := en.Repo.CommitParents(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	parent := ""
+	if len(parents) > 0 {
+		parent = string(parents[0])
+	}
+	return en.Repo.DiffTree(ctx, parent, commit)
+}
+
+// DrainPending finishes the pending work of every session of this worktree (condensations and
+// shadow-branch deletions a crash or a git failure interrupted). Hooks and commands call it
+// before anything else; it costs one read of each session's snapshot when nothing is pending.
+//
+// A commit that prepare-commit-msg linked but post-commit never recorded (it died, or git
+// failed before it journaled anything) is recorded here when it is HEAD.
+func (en *Engine) DrainPending(ctx context.Context) error {
+	ids, err := en.Store.ListWhere(func(b Brief) bool {
+		return (b.Pending || b.Prepared) && b.WorktreePath == en.Repo.TopLevel
+	})
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if en.unrecordedHead(ctx, ids) {
+		errs = append(errs, en.PostCommit(ctx))
+	}
+	for _, peek := range ids {
+		sess, err := en.Store.Open(peek.SessionID)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, err := en.drain(ctx, sess, nil, nil); err != nil {
+			errs = append(errs, err)
+		}
+		closeSession(en, sess)
+	}
+	return errors.Join(errs...)
+}
+
+// unrecordedHead reports whether HEAD carries a trailer that prepare-commit-msg journaled to one
+// of the sessions and that no post-commit recorded.
+func (en *Engine) unrecordedHead(ctx context.Context, sessions []State) bool {
+	head, ok := en.Repo.HeadAtOpen()
+	if !ok {
+		return false
+	}
+	for _, s := range sessions {
+		if s.Recorder.PreparedID == "" || s.Recorder.LastCommit == string(head) {
+			continue
+		}
+		msg, err := en.Repo.CommitMessage(ctx, string(head))
+		if err != nil {
+			return false
+		}
+		id, _ := ParseCheckpointTrailer(msg)
+		return id == s.Recorder.PreparedID
+	}
+	return false
+}
+
+// deleteShadow removes the shadow branch a condensation emptied unless another session of the
+// worktree, active and uncondensed, still builds on it. others are the fresher states of
+// sessions the caller holds open.
+func (en *Engine) deleteShadow(ctx context.Context, sess *Session, d DeleteShadow, others map[string]State) []events.Event {
+	peers, err := en.worktreeSessions()
+	if err != nil {
+		return en.failedEffect(sess, d, err)
+	}
+	for _, o := range peers {
+		if fresh, ok := others[o.SessionID]; ok {
+			o = fresh
+		}
+		if o.SessionID != sess.ID && o.Phase == PhaseActive && o.HasNewContent() && ShadowBranch(o.BaseCommit, o.WorktreeID) == d.Branch {
+			return []events.Event{en.event(events.ShadowBranchDeleted{Branch: d.Branch, Kept: true})}
 		}
 	}
-	ref := gitexec.BranchRef(branch)
+	ref := gitexec.BranchRef(d.Branch)
 	// The session's own last checkpoint is usually the tip: try it first, which saves a
 	// lookup; if another session moved the branch, look it up.
-	tip := gitexec.OID(oldTip)
-	err := gitexec.ErrRefMoved
+	tip := gitexec.OID(d.Tip)
+	err = gitexec.ErrRefMoved
 	if tip != "" {
 		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, Old: tip}})
 	}
 	if errors.Is(err, gitexec.ErrRefMoved) {
 		var ok bool
-		if tip, ok, err = en.Repo.ResolveRef(ctx, ref); err != nil || !ok {
-			return
+		if tip, ok, err = en.Repo.ResolveRef(ctx, ref); err == nil && !ok {
+			return []events.Event{en.event(events.ShadowBranchDeleted{Branch: d.Branch})} // already gone
 		}
-		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, Old: tip}})
+		if err == nil {
+			err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, Old: tip}})
+		}
 	}
 	if err != nil {
-		en.Log.Warn("delete shadow branch", "branch", branch, "error", err.Error())
-		return
+		return en.failedEffect(sess, d, err)
 	}
-	fmt.Fprintf(en.Stderr, "[entire] Cleaned up shadow branch: %s\n", branch)
-	if err := sess.Append(en.event(events.ShadowBranchDeleted{Branch: branch, Commit: string(tip)})); err != nil {
-		en.Log.Error("record shadow deletion", "session_id", sess.ID, "error", err.Error())
-	}
+	crashPoint("delete-shadow:deleted")
+	fmt.Fprintf(en.Stderr, "[entire] Cleaned up shadow branch: %s\n", d.Branch)
+	return []events.Event{en.event(events.ShadowBranchDeleted{Branch: d.Branch, Commit: string(tip)})}
 }
 
-func hasCondensed(results []events.Event) bool {
-	for _, e := range results {
-		if e.Type == events.TypeCheckpointCondensed {
-			return true
-		}
-	}
-	return false
+// failedEffect logs a failed effect and returns the event that records it.
+func (en *Engine) failedEffect(sess *Session, eff Effect, err error) []events.Event {
+	en.Log.Warn("effect failed", "effect", eff.effectName(), "session_id", sess.ID, "error", err.Error())
+	return []events.Event{en.event(events.EffectFailed{Effect: eff.effectName(), Error: err.Error()})}
 }
 
 // sameNewFile decides whether a new file in a commit is the session's. Missing from the shadow

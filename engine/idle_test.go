@@ -3,7 +3,6 @@ package engine
 import (
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -111,33 +110,6 @@ func BenchmarkGitHookIdle100Ended(b *testing.B) {
 		if !GitHookIdle(dir) {
 			b.Fatal("not idle")
 		}
-	}
-}
-
-func TestPostCommitLockWaitsAndTimesOut(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no flock: condensation runs in the foreground there")
-	}
-	common := t.TempDir()
-	if err := WaitPostCommit(common); err != nil {
-		t.Fatalf("no lock file: %v", err)
-	}
-	held, err := HoldPostCommit(common)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func(d time.Duration) { lockWait = d }(lockWait)
-	lockWait = 100 * time.Millisecond
-	if err := WaitPostCommit(common); err == nil {
-		t.Fatal("waited past a held lock without an error")
-	}
-	done := make(chan error, 1)
-	lockWait = 5 * time.Second
-	go func() { done <- WaitPostCommit(common) }()
-	time.Sleep(50 * time.Millisecond)
-	held.Release()
-	if err := <-done; err != nil {
-		t.Fatalf("wait after release: %v", err)
 	}
 }
 

@@ -24,12 +24,20 @@ type WriteShadowCheckpoint struct {
 	Reset bool     // start the shadow branch afresh (no overlap at prompt start)
 }
 
-// Condense writes the session into the committed checkpoint of a user commit.
+// Condense writes the session into the committed checkpoint of a user commit. It is pending
+// work in the session state until its CheckpointCondensed result is journaled.
 type Condense struct {
-	Commit      events.GitCommitted
-	Provisional bool // mid-turn: the transcript is finalized at turn end
+	Commit      events.GitCommitted `json:"commit"`
+	Provisional bool                `json:"provisional,omitempty"` // mid-turn: finalized at turn end
 	// CarryForward are the files touched before condensation, candidates for carry-forward.
-	CarryForward []string
+	CarryForward []string `json:"carry_forward,omitempty"`
+}
+
+// DeleteShadow removes the shadow branch a condensation emptied, unless another session of
+// the worktree that is still active and uncondensed builds on it.
+type DeleteShadow struct {
+	Branch string `json:"branch"`
+	Tip    string `json:"tip,omitempty"` // the session's last checkpoint on it, tried first
 }
 
 // WriteTaskCheckpoint snapshots a subagent's work onto the shadow branch (spec §2.4).
@@ -48,11 +56,11 @@ func (WriteShadowCheckpoint) effectName() string { return "write-shadow-checkpoi
 func (Condense) effectName() string              { return "condense" }
 func (Finalize) effectName() string              { return "finalize" }
 func (WriteTaskCheckpoint) effectName() string   { return "write-task-checkpoint" }
+func (DeleteShadow) effectName() string          { return "delete-shadow" }
 
 // Decide returns the effects an input event calls for, given the state before the event.
 // Result events call for nothing.
 func Decide(s State, e events.Event) []Effect {
-	phase := s.Phase.Normalize()
 	var out []Effect
 	switch d := e.Data.(type) {
 	case events.SessionStarted:
@@ -82,22 +90,50 @@ func Decide(s State, e events.Event) []Effect {
 			out = append(out, WriteTaskCheckpoint{ToolUseID: d.ToolUseID, Incremental: d.Incremental})
 		}
 	case events.GitCommitted:
-		if d.Sequencer {
-			return nil
+		// A linked commit's condensation becomes pending work in the state (Evolve), which
+		// Pending hands out; only an unlinked commit calls for something here.
+		if _, linked := condenseFor(s, d); !linked && !d.Sequencer && s.BaseCommit != d.Commit {
+			out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Commit})
 		}
-		if d.CheckpointID == "" || !shouldCondense(s, phase, d) {
-			if s.BaseCommit != d.Commit {
-				out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Commit})
-			}
-			return out
-		}
-		out = append(out, Condense{
-			Commit:       d,
-			Provisional:  phase == PhaseActive,
-			CarryForward: cloneStrings(s.FilesTouched),
-		})
 	}
 	return out
+}
+
+// Pending is the work a session's state still owes: condensations of linked commits, then the
+// shadow branch they emptied. Every hook and command performs it before anything else.
+func Pending(s State) []Effect {
+	var out []Effect
+	for _, c := range s.Recorder.Pending {
+		out = append(out, c)
+	}
+	if s.Recorder.ShadowToDelete != nil && len(s.Recorder.Pending) == 0 {
+		out = append(out, *s.Recorder.ShadowToDelete)
+	}
+	return out
+}
+
+// condenseFor is the one link decision of a commit for a session: whether it is condensed,
+// and how. prepare-commit-msg asks the same question through LinksCommit before writing the
+// trailer, and journals its answer (PreparedID), which the commit then honours.
+func condenseFor(s State, d events.GitCommitted) (Condense, bool) {
+	if d.Sequencer || d.CheckpointID == "" || !s.Exists() {
+		return Condense{}, false
+	}
+	phase := s.Phase.Normalize()
+	if s.Recorder.PreparedID != d.CheckpointID && !shouldCondense(s, phase, d) {
+		return Condense{}, false
+	}
+	return Condense{
+		Commit:       d,
+		Provisional:  phase == PhaseActive,
+		CarryForward: cloneStrings(s.FilesTouched),
+	}, true
+}
+
+// LinksCommit reports whether a commit with these facts would carry the session's work, as
+// prepare-commit-msg must decide before the commit exists.
+func LinksCommit(s State, d events.GitCommitted) bool {
+	return shouldCondense(s, s.Phase.Normalize(), d)
 }
 
 // shouldCondense applies the per-phase conditions of spec §3.8 and the seeds' state machine.
@@ -207,7 +243,14 @@ func Evolve(in State, e events.Event) State {
 			s.LastInteractionTime = &t
 			s.EndedAt = &t
 		}
+	case events.CommitPrepared:
+		s.Recorder.PreparedID = d.CheckpointID
 	case events.GitCommitted:
+		if c, linked := condenseFor(in, d); linked {
+			s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, c.Commit.CheckpointID), c)
+		}
+		s.Recorder.PreparedID = ""
+		s.Recorder.LastCommit = d.Commit
 		if d.Sequencer || d.CheckpointID == "" {
 			return s
 		}
@@ -248,6 +291,10 @@ func Evolve(in State, e events.Event) State {
 			s.Recorder.TaskSteps++
 		}
 	case events.CheckpointCondensed:
+		s.Recorder.Pending = withoutPending(s.Recorder.Pending, d.CheckpointID)
+		if in.BaseCommit != d.UserCommit {
+			s.Recorder.ShadowToDelete = &DeleteShadow{Branch: ShadowBranch(in.BaseCommit, in.WorktreeID), Tip: in.Recorder.LastShadowCommit}
+		}
 		s.BaseCommit = d.UserCommit
 		s.AttributionBaseCommit = d.UserCommit
 		s.CheckpointCount = 0
@@ -264,6 +311,10 @@ func Evolve(in State, e events.Event) State {
 		}
 		if d.Provisional && !contains(s.TurnCheckpointIDs, d.CheckpointID) {
 			s.TurnCheckpointIDs = append(s.TurnCheckpointIDs, d.CheckpointID)
+		}
+	case events.ShadowBranchDeleted:
+		if s.Recorder.ShadowToDelete != nil && s.Recorder.ShadowToDelete.Branch == d.Branch {
+			s.Recorder.ShadowToDelete = nil
 		}
 	case events.CarriedForward:
 		s.FilesTouched = mergeSorted(nil, d.Files)
@@ -297,7 +348,7 @@ func Evolve(in State, e events.Event) State {
 func initialState(d events.TurnStarted, e events.Event) State {
 	return State{
 		SessionID:             d.SessionID,
-		CLIVersion:            Version,
+		CLIVersion:            d.Worktree.CLIVersion,
 		BaseCommit:            d.Worktree.Head,
 		AttributionBaseCommit: d.Worktree.Head,
 		WorktreePath:          d.Worktree.Path,
@@ -309,6 +360,17 @@ func initialState(d events.TurnStarted, e events.Event) State {
 		UntrackedFilesAtStart: cloneStrings(d.UntrackedFiles),
 		Recorder:              Recorder{JournalSeq: e.Seq},
 	}
+}
+
+// withoutPending drops the pending condensation of a checkpoint ID (a new copy).
+func withoutPending(list []Condense, id string) []Condense {
+	var out []Condense
+	for _, c := range list {
+		if c.Commit.CheckpointID != id {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func mergeSorted(a, b []string) []string {

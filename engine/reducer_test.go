@@ -168,12 +168,22 @@ func TestDecideInputEvents(t *testing.T) {
 		{"trailer, overlap, nothing new, no growth", nothingNew, overlap, every[[]Effect]([]Effect{migrate})},
 		{"trailer, nothing to condense, HEAD is the base", nothingNew, commit(func(g *events.GitCommitted) { g.Commit = rBase }),
 			every[[]Effect](nil)},
+		// prepare-commit-msg's journaled decision is the commit's: the trailer it wrote gets its
+		// checkpoint whatever the commit's facts say now.
+		{"trailer prepared for this session, nothing new, no overlap", func(s *State) { nothingNew(s); s.Recorder.PreparedID = cpNew },
+			noOverlap, byPhase[[]Effect]([]Effect{condense(true, noOverlap)}, []Effect{condense(false, noOverlap)}, []Effect{condense(false, noOverlap)})},
+		{"trailer prepared for another commit", func(s *State) { nothingNew(s); s.Recorder.PreparedID = cpOld },
+			noOverlap, every[[]Effect]([]Effect{migrate})},
 	}
 	for _, tc := range tests {
 		for _, p := range allPhases {
 			t.Run(tc.name+"/"+string(p), func(t *testing.T) {
 				in := prepared(p, tc.prep)
 				got := Decide(in, ev(tc.data))
+				// A linked commit's condensation is pending work in the evolved state.
+				if _, ok := tc.data.(events.GitCommitted); ok {
+					got = append(got, Pending(Evolve(in, ev(tc.data)))...)
+				}
 				if diff := cmp.Diff(tc.want(p), got); diff != "" {
 					t.Errorf("Decide effects (-want +got):\n%s", diff)
 				}
@@ -289,8 +299,20 @@ func TestEvolve(t *testing.T) {
 			}
 		}},
 		{"commit with trailer and overlap", nil, commit(func(g *events.GitCommitted) { g.Overlap = true }),
-			func(s *State, _ Phase) { s.LastInteractionTime = &at }},
-		{"commit with trailer, no overlap", nil, commit(nil), func(s *State, _ Phase) { s.LastInteractionTime = &at }},
+			func(s *State, p Phase) {
+				s.LastInteractionTime = &at
+				g := commit(func(g *events.GitCommitted) { g.Overlap = true })
+				s.Recorder.Pending = []Condense{{Commit: g, Provisional: p == PhaseActive, CarryForward: []string{"b.go", "d.go"}}}
+			}},
+		{"commit with trailer, no overlap", nil, commit(nil), func(s *State, p Phase) {
+			s.LastInteractionTime = &at
+			if p == PhaseActive {
+				s.Recorder.Pending = []Condense{{Commit: commit(nil), Provisional: true, CarryForward: []string{"b.go", "d.go"}}}
+			}
+		}},
+		{"commit consumes the prepared link", func(s *State) { s.Recorder.PreparedID = cpOld }, commit(func(g *events.GitCommitted) { g.CheckpointID = "" }),
+			func(s *State, _ Phase) { s.Recorder.PreparedID = "" }},
+		{"commit prepared", nil, events.CommitPrepared{CheckpointID: cpNew}, func(s *State, _ Phase) { s.Recorder.PreparedID = cpNew }},
 		{"commit during a sequencer run", nil, commit(func(g *events.GitCommitted) { g.Sequencer, g.Overlap = true, true }), unchanged},
 		{"commit without trailer", nil, commit(func(g *events.GitCommitted) { g.CheckpointID = "" }), unchanged},
 		{"shadow checkpoint written", resetPending, events.ShadowCheckpointWritten{Commit: rShadow2, BaseCommit: rHead,
@@ -363,7 +385,20 @@ func TestEvolve(t *testing.T) {
 			Finalized: []string{cpOld, cpNew}, Transcript: events.Transcript{Lines: 2, Offset: 200}},
 			func(s *State, _ Phase) { s.TurnCheckpointIDs = nil }},
 		{"effect failed", resetPending, events.EffectFailed{Effect: "condense", Error: "boom"}, unchanged},
+		{"failed condensation stays pending", pendingCommit, events.EffectFailed{Effect: "condense", CheckpointID: cpNew, Error: "boom"}, unchanged},
+		{"condensed clears its pending commit only", func(s *State) {
+			pendingCommit(s)
+			s.Recorder.Pending = append(s.Recorder.Pending, Condense{Commit: commit(func(g *events.GitCommitted) { g.CheckpointID = cpOld })})
+		}, events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead, Transcript: events.Transcript{Lines: 12, Offset: 1200}},
+			func(s *State, _ Phase) {
+				condensedState(s)
+				s.Recorder.Pending = []Condense{{Commit: commit(func(g *events.GitCommitted) { g.CheckpointID = cpOld })}}
+			}},
 		{"shadow branch deleted", nil, events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4"}, unchanged},
+		{"emptied shadow branch deleted", func(s *State) { s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4", Tip: rShadow} },
+			events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4", Commit: rShadow}, func(s *State, _ Phase) { s.Recorder.ShadowToDelete = nil }},
+		{"emptied shadow branch kept for another session", func(s *State) { s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4"} },
+			events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4", Kept: true}, func(s *State, _ Phase) { s.Recorder.ShadowToDelete = nil }},
 	}
 	for _, tc := range tests {
 		for _, p := range allPhases {
@@ -373,6 +408,9 @@ func TestEvolve(t *testing.T) {
 				want.Phase = p.Normalize()
 				tc.want(&want, p.Normalize())
 				want.Recorder.JournalSeq = evSeq
+				if g, ok := tc.data.(events.GitCommitted); ok {
+					want.Recorder.LastCommit = g.Commit // every recorded commit, so recording is idempotent
+				}
 				got := Evolve(in, decoded(t, ev(tc.data))) // fresh payload: Evolve may keep its slices
 				norm := got
 				norm.Phase = got.Phase.Normalize() // "" and active_committed: see TestEvolveWritesNormalizedPhase
@@ -429,8 +467,15 @@ func TestEvolveDoesNotAliasEventData(t *testing.T) {
 	}
 }
 
-// condensedState applies spec §3.8 "after a successful condensation" for cpNew at rHead, line 12.
+// pendingCommit makes cpNew's condensation pending.
+func pendingCommit(s *State) {
+	s.Recorder.Pending = []Condense{{Commit: commit(func(g *events.GitCommitted) { g.Overlap = true }), CarryForward: []string{"b.go"}}}
+}
+
+// condensedState applies spec §3.8 "after a successful condensation" for cpNew at rHead, line 12,
+// which leaves the old base's shadow branch to delete.
 func condensedState(s *State) {
+	s.Recorder.ShadowToDelete = &DeleteShadow{Branch: ShadowBranch(s.BaseCommit, s.WorktreeID), Tip: s.Recorder.LastShadowCommit}
 	s.BaseCommit, s.AttributionBaseCommit, s.CheckpointCount = rHead, rHead, 0
 	s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = 12, 1200
 	s.PromptAttributions, s.PendingPromptAttribution, s.FilesTouched = nil, nil, nil
@@ -442,7 +487,8 @@ func TestEvolveFirstTurnCreatesState(t *testing.T) {
 		Transcript: events.Transcript{Path: "/t/s2.jsonl", Lines: 1, Offset: 10, LastUUID: "u1"},
 		Worktree:   events.Worktree{Path: "/w", ID: "wt", Head: rHead}, UntrackedFiles: []string{"notes.txt"}}
 	at := evTime
-	want := State{SessionID: "sess-2", CLIVersion: Version, BaseCommit: rHead, AttributionBaseCommit: rHead,
+	d.Worktree.CLIVersion = "1.2.3" // the recorder that observed it, not the one replaying
+	want := State{SessionID: "sess-2", CLIVersion: "1.2.3", BaseCommit: rHead, AttributionBaseCommit: rHead,
 		WorktreePath: "/w", WorktreeID: "wt", StartedAt: evTime, Phase: PhaseActive, TurnID: "fedcba987654",
 		LastInteractionTime: &at, UntrackedFilesAtStart: []string{"notes.txt"}, AgentType: AgentClaudeCode,
 		TranscriptPath: "/t/s2.jsonl", FirstPrompt: "hello world",

@@ -173,6 +173,7 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input even
 	if err != nil {
 		return nil, err
 	}
+	crashPoint("shadow:written")
 	if res == "" {
 		fmt.Fprintln(en.Stderr, "Skipped checkpoint (no changes since last checkpoint)")
 		return []events.Event{en.event(events.ShadowCheckpointSkipped{Reason: "no changes since last checkpoint", Transcript: te.Transcript})}, nil

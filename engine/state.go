@@ -61,6 +61,19 @@ type Recorder struct {
 	UsageOffset int64 `json:"usage_offset,omitempty"`
 	// LastShadowCommit is the session's newest temporary checkpoint.
 	LastShadowCommit string `json:"last_shadow_commit,omitempty"`
+	// PreparedID is the checkpoint ID prepare-commit-msg linked the commit being made to; the
+	// commit that carries it is condensed whatever else changed (one link decision). A commit
+	// that carries it but was never recorded (post-commit died) is recorded by the next hook.
+	PreparedID string `json:"prepared_id,omitempty"`
+	// LastCommit is the last commit recorded for the session, so that recording is idempotent.
+	LastCommit string `json:"last_commit,omitempty"`
+	// Pending are linked commits whose checkpoint is not written yet: journaled before any git
+	// work, and written by the first hook or command that finds them (a crash or a git failure
+	// interrupted the one that decided). The checkpoint ID is the key: a retry rewrites its slot.
+	Pending []Condense `json:"pending,omitempty"`
+	// ShadowToDelete is the shadow branch a condensation emptied; it is deleted (unless another
+	// session still builds on it) by the same hook or, after a crash, the next one.
+	ShadowToDelete *DeleteShadow `json:"shadow_to_delete,omitempty"`
 }
 
 // State is the materialized session state, written as <git-common-dir>/entire-sessions/<id>.json
@@ -112,6 +125,11 @@ func (s State) clone() State {
 	c.Recorder.Prompts = cloneStrings(s.Recorder.Prompts)
 	c.Recorder.Chunks = cloneChunks(s.Recorder.Chunks)
 	c.Recorder.ShadowChunks = cloneChunks(s.Recorder.ShadowChunks)
+	c.Recorder.Pending = clonePending(s.Recorder.Pending)
+	if s.Recorder.ShadowToDelete != nil {
+		d := *s.Recorder.ShadowToDelete
+		c.Recorder.ShadowToDelete = &d
+	}
 	if s.EndedAt != nil {
 		t := *s.EndedAt
 		c.EndedAt = &t
@@ -134,6 +152,19 @@ func (s State) clone() State {
 		c.PendingPromptAttribution = &p
 	}
 	return c
+}
+
+func clonePending(in []Condense) []Condense {
+	if in == nil {
+		return nil
+	}
+	out := make([]Condense, len(in))
+	for i, c := range in {
+		c.Commit.Files = cloneStrings(c.Commit.Files)
+		c.CarryForward = cloneStrings(c.CarryForward)
+		out[i] = c
+	}
+	return out
 }
 
 func cloneUsage(u *events.TokenUsage) *events.TokenUsage {

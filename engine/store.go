@@ -119,6 +119,14 @@ func (s *Session) Append(evs ...events.Event) error {
 	return nil
 }
 
+// Sync makes the journal durable now, before git work whose intent it records.
+func (s *Session) Sync() error {
+	if err := s.j.Sync(); err != nil {
+		return fmt.Errorf("sync journal: %w", err)
+	}
+	return nil
+}
+
 // Close makes the journal durable, writes the snapshot atomically and releases the lock.
 func (s *Session) Close() error {
 	if s.j == nil {
@@ -247,23 +255,26 @@ func (st Store) List() ([]State, error) {
 type Brief struct {
 	WorktreePath, Phase, BaseCommit string
 	HasWork                         bool // checkpoint_count > 0 or files_touched non-empty
+	Pending                         bool // owes a condensation or a shadow-branch deletion
+	Prepared                        bool // prepare-commit-msg linked a commit not recorded yet
 }
 
 // Live reports whether a session of worktree may still matter to a commit on head: it is not
 // ended, has uncondensed work, or is based on head (an amend restores its trailer).
 func (b Brief) Live(worktree, head string) bool {
-	return b.WorktreePath == worktree && (Phase(b.Phase).Normalize() != PhaseEnded || b.HasWork || b.BaseCommit == head)
+	return b.WorktreePath == worktree && (Phase(b.Phase).Normalize() != PhaseEnded || b.HasWork || b.Pending || b.Prepared || b.BaseCommit == head)
 }
 
 // briefOf reads a snapshot's brief; ok=false when it lacks a worktree path (damaged or not
 // ours), and the caller decodes it properly.
 func briefOf(data []byte) (Brief, bool) {
-	r := gjson.GetManyBytes(data, "worktree_path", "phase", "base_commit", "checkpoint_count", "files_touched.#")
+	r := gjson.GetManyBytes(data, "worktree_path", "phase", "base_commit", "checkpoint_count", "files_touched.#",
+		"recorder.pending.#", "recorder.shadow_to_delete", "recorder.prepared_id")
 	if r[0].Type != gjson.String || r[0].Str == "" {
 		return Brief{}, false
 	}
 	return Brief{WorktreePath: r[0].Str, Phase: r[1].String(), BaseCommit: r[2].String(),
-		HasWork: r[3].Int() > 0 || r[4].Int() > 0}, true
+		HasWork: r[3].Int() > 0 || r[4].Int() > 0, Pending: r[5].Int() > 0 || r[6].Exists(), Prepared: r[7].Str != ""}, true
 }
 
 // ListWhere returns the states of the sessions whose brief satisfies keep; the others are
@@ -284,7 +295,8 @@ func (st Store) ListWhere(keep func(Brief) bool) ([]State, error) {
 		if err != nil || !s.Exists() {
 			continue
 		}
-		b := Brief{WorktreePath: s.WorktreePath, Phase: string(s.Phase), BaseCommit: s.BaseCommit, HasWork: s.HasNewContent()}
+		b := Brief{WorktreePath: s.WorktreePath, Phase: string(s.Phase), BaseCommit: s.BaseCommit, HasWork: s.HasNewContent(),
+			Pending: len(Pending(s)) > 0, Prepared: s.Recorder.PreparedID != ""}
 		if keep(b) {
 			out = append(out, s)
 		}

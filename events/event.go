@@ -26,6 +26,7 @@ const (
 	TypeTurnEnded      Type = "turn_ended"
 	TypeSessionStopped Type = "session_stopped"
 	TypeGitCommitted   Type = "git_committed"
+	TypeCommitPrepared Type = "commit_prepared"
 	TypeSubagentEnded  Type = "subagent_ended"
 )
 
@@ -114,6 +115,8 @@ func newPayload(t Type) (Payload, error) {
 		return &SessionStopped{}, nil
 	case TypeGitCommitted:
 		return &GitCommitted{}, nil
+	case TypeCommitPrepared:
+		return &CommitPrepared{}, nil
 	case TypeShadowCheckpointWritten:
 		return &ShadowCheckpointWritten{}, nil
 	case TypeShadowCheckpointSkipped:
@@ -150,6 +153,8 @@ func deref(p Payload) Payload {
 	case *SessionStopped:
 		return *v
 	case *GitCommitted:
+		return *v
+	case *CommitPrepared:
 		return *v
 	case *ShadowCheckpointWritten:
 		return *v

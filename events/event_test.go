@@ -31,7 +31,8 @@ func samples() []Payload {
 		CarriedForward{Branch: "x", Commit: "c", Files: []string{"a"}},
 		CheckpointsFinalized{Finalized: []string{"a"}, Failed: map[string]string{"b": "boom"}},
 		TaskCheckpointWritten{Branch: "x", Commit: "c", ToolUseID: "toolu_1", Sequence: 2},
-		EffectFailed{Effect: "condense", Error: "boom"},
+		EffectFailed{Effect: "condense", CheckpointID: "0123456789ab", Error: "boom"},
+		CommitPrepared{CheckpointID: "0123456789ab"},
 	}
 }
 
@@ -58,7 +59,7 @@ func TestRoundTripEveryType(t *testing.T) {
 		seen[p.EventType()] = true
 	}
 	for _, typ := range []Type{TypeSessionStarted, TypeTurnStarted, TypeTurnEnded, TypeSessionStopped, TypeGitCommitted,
-		TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
+		TypeCommitPrepared, TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
 		TypeShadowBranchDeleted, TypeCheckpointCondensed, TypeCarriedForward,
 		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed} {
 		if !seen[typ] {

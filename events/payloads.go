@@ -5,6 +5,9 @@ type Worktree struct {
 	Path string `json:"path"`           // absolute worktree root
 	ID   string `json:"id,omitempty"`   // git worktree name; "" for the main worktree
 	Head string `json:"head,omitempty"` // HEAD commit; "" on an unborn branch
+	// CLIVersion is the version of the recorder that observed it; a session's state records the
+	// version that created it, so a replay by any binary rebuilds the same state.
+	CLIVersion string `json:"cli_version,omitempty"`
 }
 
 // Transcript is a position in the agent's live transcript: complete lines and their byte length.
@@ -99,6 +102,16 @@ type GitCommitted struct {
 // EventType implements Payload.
 func (GitCommitted) EventType() Type { return TypeGitCommitted }
 
+// CommitPrepared records that prepare-commit-msg linked the commit being made to this session:
+// it wrote (or kept) the Entire-Checkpoint trailer with CheckpointID. It is journaled before
+// the message is written, so post-commit honours the same decision.
+type CommitPrepared struct {
+	CheckpointID string `json:"checkpoint_id"`
+}
+
+// EventType implements Payload.
+func (CommitPrepared) EventType() Type { return TypeCommitPrepared }
+
 // ShadowCheckpointWritten records a temporary checkpoint committed on the shadow branch.
 type ShadowCheckpointWritten struct {
 	Branch     string     `json:"branch"`
@@ -134,10 +147,12 @@ type ShadowBranchMigrated struct {
 // EventType implements Payload.
 func (ShadowBranchMigrated) EventType() Type { return TypeShadowBranchMigrated }
 
-// ShadowBranchDeleted records the removal of a shadow branch after condensation.
+// ShadowBranchDeleted records the removal of a shadow branch after condensation, or that it was
+// left in place (Kept) because another session still builds on it.
 type ShadowBranchDeleted struct {
 	Branch string `json:"branch"`
 	Commit string `json:"commit,omitempty"`
+	Kept   bool   `json:"kept,omitempty"`
 }
 
 // EventType implements Payload.
@@ -179,10 +194,12 @@ type CheckpointsFinalized struct {
 // EventType implements Payload.
 func (CheckpointsFinalized) EventType() Type { return TypeCheckpointsFinalized }
 
-// EffectFailed records an effect that could not be carried out; the state is left as it was.
+// EffectFailed records an effect that could not be carried out; the state is left as it was,
+// so pending work (a condensation, a shadow-branch deletion) stays pending and is retried.
 type EffectFailed struct {
-	Effect string `json:"effect"`
-	Error  string `json:"error"`
+	Effect       string `json:"effect"`
+	CheckpointID string `json:"checkpoint_id,omitempty"`
+	Error        string `json:"error"`
 }
 
 // EventType implements Payload.

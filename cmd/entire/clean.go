@@ -59,5 +59,10 @@ func openEngine(e *env) (*engine.Engine, func(), error) {
 		return nil, nil, err
 	}
 	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
-	return engine.New(repo, log, e.stderr), func() { closeLog(); repo.Close() }, nil
+	en := engine.New(repo, log, e.stderr)
+	// Finish what a crashed or failed hook left pending, so the command sees the record whole.
+	if err := en.DrainPending(e.ctx); err != nil {
+		log.Error("pending work", "error", err.Error())
+	}
+	return en, func() { closeLog(); repo.Close() }, nil
 }

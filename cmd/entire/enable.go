@@ -25,10 +25,6 @@ func openRepo(e *env) (*gitexec.Repo, error) {
 	if errors.Is(err, gitexec.ErrNotRepository) {
 		return nil, &exitError{code: 1, err: errors.New("not a git repository")}
 	}
-	if err == nil {
-		// A commit may still be condensing in the background: look at settled state.
-		_ = engine.WaitPostCommit(repo.CommonDir)
-	}
 	return repo, err
 }
 

@@ -46,12 +46,6 @@ func (c *hooksCmd) Run(e *env) error {
 			}
 			return nil
 		case "prepare-commit-msg", "post-commit":
-			if deferredWorker(c.Verb, c.Args) {
-				break // the worker holds the post-commit lock it inherited
-			}
-			if _, common, ok := engine.LocateGit(e.cwd); ok {
-				_ = engine.WaitPostCommit(common) // the previous commit's condensation
-			}
 			if (c.Verb == "post-commit" || len(c.Args) > 0) && engine.GitHookIdle(e.cwd) {
 				return nil // no session to link or condense: cost nothing
 			}
@@ -73,13 +67,6 @@ func (c *hooksCmd) Run(e *env) error {
 	log, closeLog := openLog(root, level, e.stderr)
 	defer closeLog()
 	h.log = log.With("component", "hooks", "agent", c.Agent, "hook", c.Verb)
-	// Everyone but post-commit (which takes the lock itself, or inherited it) waits for a
-	// condensation still running in the background.
-	if repoErr == nil && !(c.Agent == "git" && c.Verb == "post-commit") {
-		if err := engine.WaitPostCommit(repo.CommonDir); err != nil {
-			h.log.Warn("wait for condensation", "error", err.Error())
-		}
-	}
 	var err error
 	switch {
 	case repoErr != nil:
@@ -154,7 +141,7 @@ func (h *hookRun) claude(verb string) error {
 	if in.TranscriptPath == "" {
 		in.TranscriptPath = defaultTranscriptPath(h.repo.TopLevel, in.SessionID)
 	}
-	en := engine.New(h.repo, h.log, h.e.stderr)
+	en := h.engine()
 	ctx := h.e.ctx
 	tr := events.Transcript{Path: in.TranscriptPath}
 	switch verb {
@@ -226,8 +213,18 @@ func defaultTranscriptPath(top, sessionID string) string {
 	return filepath.Join(dir, sessionID+".jsonl")
 }
 
-func (h *hookRun) git(verb string, args []string) error {
+// engine opens the engine for this hook after finishing what earlier hooks left pending (a
+// condensation interrupted by a crash or a git failure), so that every hook sees the record whole.
+func (h *hookRun) engine() *engine.Engine {
 	en := engine.New(h.repo, h.log, h.e.stderr)
+	if err := en.DrainPending(h.e.ctx); err != nil {
+		h.log.Error("pending work", "error", err.Error())
+	}
+	return en
+}
+
+func (h *hookRun) git(verb string, args []string) error {
+	en := h.engine()
 	ctx := h.e.ctx
 	switch verb {
 	case "prepare-commit-msg":
@@ -245,15 +242,7 @@ func (h *hookRun) git(verb string, args []string) error {
 		}
 		return engine.CommitMsg(args[0])
 	case "post-commit":
-		if deferredWorker(verb, args) {
-			at := &engine.CommitFacts{Commit: args[1]}
-			if len(args) > 2 {
-				at.Branch = args[2]
-			}
-			at.Sequencer = len(args) > 3 && args[3] == "sequencer"
-			return en.PostCommit(ctx, at)
-		}
-		return h.postCommit(en)
+		return en.PostCommit(ctx)
 	case "pre-push":
 		if len(args) == 0 {
 			return errors.New("pre-push: missing remote")
@@ -266,42 +255,3 @@ func (h *hookRun) git(verb string, args []string) error {
 // isSubagentTool accepts the subagent tool under its old name (Task) and its current one (Agent);
 // an empty name (older payloads) is accepted too.
 func isSubagentTool(name string) bool { return name == "" || name == "Task" || name == "Agent" }
-
-// deferredWorker reports whether this is the detached post-commit worker:
-// `entire hooks git post-commit --deferred <commit> <branch> <plain|sequencer>`.
-func deferredWorker(verb string, args []string) bool {
-	return verb == "post-commit" && len(args) >= 2 && args[0] == "--deferred"
-}
-
-// postCommit condenses the new commit. Unless ENTIRE_POST_COMMIT=sync, the work is handed to
-// a detached worker that inherits the repository's post-commit lock, so git's commit returns
-// at once; every later hook and command waits for that lock before it looks at sessions.
-func (h *hookRun) postCommit(en *engine.Engine) error {
-	lock, err := engine.HoldPostCommit(h.repo.CommonDir)
-	if err != nil {
-		// Never lose the commit's condensation over the lock: do it here, unlocked.
-		h.log.Warn("post-commit lock unavailable; condensing in the foreground", "error", err.Error())
-		return en.PostCommit(h.e.ctx, nil)
-	}
-	if os.Getenv("ENTIRE_POST_COMMIT") != "sync" {
-		if head, ok := h.repo.HeadAtOpen(); ok {
-			// What the worker must not re-read (a rebase may start before it runs).
-			at := en.ObserveCommit(h.e.ctx, string(head))
-			kind := "plain"
-			if at.Sequencer {
-				kind = "sequencer"
-			}
-			exe, err := os.Executable()
-			if err == nil {
-				err = gitexec.SpawnDetached(exe, "entire", []string{"hooks", "git", "post-commit", "--deferred", at.Commit, at.Branch, kind},
-					h.repo.TopLevel, []*os.File{lock.File()})
-			}
-			if err == nil {
-				return nil // the worker now holds the lock; this process exits without unlocking
-			}
-			h.log.Warn("condensing in the foreground", "error", err.Error())
-		}
-	}
-	defer lock.Release()
-	return en.PostCommit(h.e.ctx, nil)
-}

@@ -49,10 +49,7 @@ func setupScript(env *testscript.Env) error {
 		"GIT_AUTHOR_DATE":     "2026-01-02T03:04:05Z",
 		"GIT_COMMITTER_DATE":  "2026-01-02T03:04:05Z",
 		"ENTIRE_TEST_TTY":     "0",
-		// Scenarios read the record right after git commit returns; condensing in the
-		// foreground keeps that deterministic (post_commit_deferred tests the worker).
-		"ENTIRE_POST_COMMIT": "sync",
-		"TZ":                 "UTC",
+		"TZ":                  "UTC",
 	} {
 		env.Setenv(k, v)
 	}

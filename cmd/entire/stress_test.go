@@ -469,9 +469,8 @@ func (w *stressWorld) checkLocks() {
 		if err != nil {
 			return err
 		}
-		// .post-commit.lock is entire's permanent flock file (held only while condensing);
-		// every other *.lock is a git or journal lock someone failed to remove.
-		if (strings.HasSuffix(p, ".lock") && filepath.Base(p) != ".post-commit.lock") || strings.HasSuffix(p, ".json.tmp") {
+		// Every *.lock is a git or journal lock someone failed to remove.
+		if strings.HasSuffix(p, ".lock") || strings.HasSuffix(p, ".json.tmp") {
 			w.t.Errorf("left behind: %s", p)
 		}
 		return nil
