@@ -395,7 +395,9 @@ func TestEvolve(t *testing.T) {
 				s.Recorder.Pending = []Condense{{Commit: commit(func(g *events.GitCommitted) { g.CheckpointID = cpOld })}}
 			}},
 		{"shadow branch deleted", nil, events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4"}, unchanged},
-		{"emptied shadow branch deleted", func(s *State) { s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4", Tip: rShadow} },
+		{"emptied shadow branch deleted", func(s *State) {
+			s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4", Tip: rShadow}
+		},
 			events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4", Commit: rShadow}, func(s *State, _ Phase) { s.Recorder.ShadowToDelete = nil }},
 		{"emptied shadow branch kept for another session", func(s *State) { s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4"} },
 			events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4", Kept: true}, func(s *State, _ Phase) { s.Recorder.ShadowToDelete = nil }},
