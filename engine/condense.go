@@ -141,7 +141,9 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 		Slot: slot, Files: w.meta.FilesTouched, Provisional: f.Provisional, Transcript: pos,
 		Chunks: chunkRefs(w),
 	})}
-	candidates := f.CarryForward
+	// Files the session touched since the decision (a pending condensation performed by a
+	// later hook) are candidates too: carry-forward replaces files_touched.
+	candidates := mergeSorted(f.CarryForward, s.FilesTouched)
 	if len(candidates) == 0 && f.Provisional {
 		candidates = en.relFiles(fresh.ModifiedFiles)
 	}
@@ -199,6 +201,11 @@ func (en *Engine) carryForward(ctx context.Context, s State, c events.GitCommitt
 	if err != nil {
 		return nil, err
 	}
+	// A file whose worktree content is the commit's has nothing left to carry (it was committed
+	// by an earlier, unlinked commit, or the user settled it): carrying it would be fake work.
+	if changes, remaining, err = en.withoutCommitted(ctx, c.Commit, changes); err != nil || len(remaining) == 0 {
+		return nil, err
+	}
 	headTree, err := en.treeOf(ctx, c.Commit)
 	if err != nil {
 		return nil, err
@@ -211,6 +218,31 @@ func (en *Engine) carryForward(ctx context.Context, s State, c events.GitCommitt
 		return nil, fmt.Errorf("carry forward onto %s: %w", branch, err)
 	}
 	return &events.CarriedForward{Branch: branch, Commit: string(commit), Files: remaining}, nil
+}
+
+// withoutCommitted drops the changes whose content equals commit's, returning the rest and
+// their paths (a file missing from the worktree stays: stashed work keeps its name).
+func (en *Engine) withoutCommitted(ctx context.Context, commit string, changes []gitexec.TreeChange) ([]gitexec.TreeChange, []string, error) {
+	var present []string
+	for _, ch := range changes {
+		if !ch.Delete {
+			present = append(present, ch.Path)
+		}
+	}
+	head, err := en.blobOIDs(ctx, commit, present)
+	if err != nil {
+		return nil, nil, err
+	}
+	var kept []gitexec.TreeChange
+	var paths []string
+	for _, ch := range changes {
+		if !ch.Delete && head[ch.Path] == ch.OID {
+			continue
+		}
+		kept = append(kept, ch)
+		paths = append(paths, ch.Path)
+	}
+	return kept, paths, nil
 }
 
 // blobOIDs looks up the blobs of paths in a commit, through the cat-file process.

@@ -485,7 +485,8 @@ type stressJournal struct {
 	events    int
 	counts    map[string]int
 	condensed []stressCondensed
-	failures  []string // effect_failed events and failed finalizations
+	failures  []string        // effect_failed events and failed finalizations
+	prepared  map[string]bool // checkpoint IDs prepare-commit-msg linked the session to
 }
 
 // stressCondensed is the data of a checkpoint_condensed event.
@@ -627,8 +628,10 @@ func (w *stressWorld) checkCommit(v *stressTally, tr *stressTree, c string, file
 			t.Errorf("checkpoint %s slot %d is session %q, whose journal never condensed into it", id, k, s.SessionID)
 		case ev.UserCommit != c || ev.Slot != k:
 			t.Errorf("checkpoint %s slot %d (%s): journal says commit %.12s slot %d, want %.12s slot %d", id, k, s.SessionID, ev.UserCommit, ev.Slot, c, k)
-		case ev.Provisional:
-			v.provisional++ // an active session joins any linked commit (spec 3.8)
+		case ev.Provisional || v.journals[s.SessionID].prepared[id]:
+			// An active session joins any linked commit (spec 3.8), and so does one that
+			// prepare-commit-msg linked while it was active: the trailer is that decision.
+			v.provisional++
 		case len(s.FilesTouched) == 0 || !stressSubset(s.FilesTouched, files):
 			t.Errorf("checkpoint %s slot %d: idle session %s linked with files_touched %v, not among the commit's files %v", id, k, s.SessionID, s.FilesTouched, files)
 		}
@@ -667,7 +670,7 @@ func (w *stressWorld) checkFiles(v *stressTally, tr *stressTree, committed map[s
 // readJournal decodes a session's journal line by line and checks its framing.
 func (w *stressWorld) readJournal(a *stressAgent) stressJournal {
 	t := w.t
-	j := stressJournal{counts: map[string]int{}}
+	j := stressJournal{counts: map[string]int{}, prepared: map[string]bool{}}
 	data, err := os.ReadFile(filepath.Join(w.common, "entire-sessions", a.id+".jsonl"))
 	if err != nil {
 		t.Errorf("session %s: %v", a.id, err)
@@ -707,6 +710,12 @@ func (w *stressWorld) readJournal(a *stressAgent) stressJournal {
 			if data.SessionID != a.id {
 				t.Errorf("journal of %s line %d: %s of session %q", a.id, i+1, typ, data.SessionID)
 			}
+		case "commit_prepared":
+			var c stressCondensed
+			if err := json.Unmarshal(raw["data"], &c); err != nil {
+				t.Errorf("session %s journal line %d: %v", a.id, i+1, err)
+			}
+			j.prepared[c.CheckpointID] = true
 		case "checkpoint_condensed":
 			var c stressCondensed
 			if err := json.Unmarshal(raw["data"], &c); err != nil {
