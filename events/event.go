@@ -27,6 +27,7 @@ const (
 	TypeSessionStopped Type = "session_stopped"
 	TypeGitCommitted   Type = "git_committed"
 	TypeSubagentEnded  Type = "subagent_ended"
+	TypeRewound        Type = "rewound"
 )
 
 // Result events: what an effect did.
@@ -134,6 +135,8 @@ func newPayload(t Type) (Payload, error) {
 		return &SubagentEnded{}, nil
 	case TypeTaskCheckpointWritten:
 		return &TaskCheckpointWritten{}, nil
+	case TypeRewound:
+		return &Rewound{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }
@@ -170,6 +173,8 @@ func deref(p Payload) Payload {
 	case *SubagentEnded:
 		return *v
 	case *TaskCheckpointWritten:
+		return *v
+	case *Rewound:
 		return *v
 	}
 	return p

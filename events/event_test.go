@@ -32,6 +32,7 @@ func samples() []Payload {
 		CheckpointsFinalized{Finalized: []string{"a"}, Failed: map[string]string{"b": "boom"}},
 		TaskCheckpointWritten{Branch: "x", Commit: "c", ToolUseID: "toolu_1", Sequence: 2},
 		EffectFailed{Effect: "condense", Error: "boom"},
+		Rewound{Branch: "x", Commit: "c", BaseCommit: "b", Files: []string{"a"}, Transcript: tr, Prompts: []string{"p"}, Undo: true},
 	}
 }
 
@@ -60,7 +61,7 @@ func TestRoundTripEveryType(t *testing.T) {
 	for _, typ := range []Type{TypeSessionStarted, TypeTurnStarted, TypeTurnEnded, TypeSessionStopped, TypeGitCommitted,
 		TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
 		TypeShadowBranchDeleted, TypeCheckpointCondensed, TypeCarriedForward,
-		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed} {
+		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed, TypeRewound} {
 		if !seen[typ] {
 			t.Errorf("no round-trip sample for %s", typ)
 		}
