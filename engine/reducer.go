@@ -323,6 +323,11 @@ func Evolve(in State, e events.Event) State {
 		s.Recorder.CondensedOffset = 0
 		s.LastCheckpointID = ""
 		s.Recorder.LastShadowCommit = d.Commit
+	case events.Rewound:
+		if !s.Exists() {
+			return s
+		}
+		s.rewound(d)
 	case events.CheckpointsFinalized:
 		var pending []string
 		for _, id := range s.TurnCheckpointIDs {

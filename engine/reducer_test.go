@@ -147,6 +147,8 @@ func TestDecideInputEvents(t *testing.T) {
 			every[[]Effect]([]Effect{WriteTaskCheckpoint{ToolUseID: "toolu_1", Incremental: true}})},
 		{"subagent left no files", nil, events.SubagentEnded{ToolUseID: "toolu_1", Worktree: same}, every[[]Effect](nil)},
 		{"session stop finalizes leftovers", nil, events.SessionStopped{SessionID: "sess-1"}, every[[]Effect]([]Effect{fin})},
+		{"rewind: the command already moved files and branch", nil, events.Rewound{Commit: rShadow2, BaseCommit: rHead,
+			Files: []string{"b.go"}}, every[[]Effect](nil)},
 		{"commit during a sequencer run", nil, commit(func(g *events.GitCommitted) { g.Sequencer, g.Overlap, g.TranscriptGrew = true, true, true }),
 			every[[]Effect](nil)},
 		{"commit without trailer moves the base", nil, commit(func(g *events.GitCommitted) { g.CheckpointID, g.Overlap = "", true }),
@@ -401,6 +403,22 @@ func TestEvolve(t *testing.T) {
 			events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4", Commit: rShadow}, func(s *State, _ Phase) { s.Recorder.ShadowToDelete = nil }},
 		{"emptied shadow branch kept for another session", func(s *State) { s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4"} },
 			events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4", Kept: true}, func(s *State, _ Phase) { s.Recorder.ShadowToDelete = nil }},
+		// A rewind's checkpoint becomes the latest agent content; files it lacks leave the session.
+		{"rewound", nil, events.Rewound{Commit: rShadow2, BaseCommit: rHead, Files: []string{"d.go", "a.go"}},
+			func(s *State, _ Phase) {
+				s.BaseCommit, s.FilesTouched, s.Recorder.LastShadowCommit = rHead, []string{"a.go", "d.go"}, rShadow2
+			}},
+		{"rewound, another transcript file written", nil, events.Rewound{Commit: rShadow2, BaseCommit: rBase,
+			Transcript: events.Transcript{Path: "/t/other.jsonl", Lines: 2, Offset: 200}, Prompts: []string{"other"}},
+			func(s *State, _ Phase) { s.FilesTouched, s.Recorder.LastShadowCommit = nil, rShadow2 }},
+		{"rewound, the session's transcript cut short", nil, events.Rewound{Commit: rShadow2, BaseCommit: rBase,
+			Files: []string{"b.go"}, Transcript: events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200, LastUUID: "u2"},
+			Prompts: []string{"zeroth", "first"}}, func(s *State, _ Phase) {
+			s.FilesTouched, s.Recorder.LastShadowCommit = []string{"b.go"}, rShadow2
+			s.Recorder.Scanned = events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200, LastUUID: "u2"}
+			s.Recorder.Prompts, s.Recorder.TurnPrompt = []string{"zeroth", "first"}, "first"
+			s.Recorder.CondensedOffset, s.CheckpointTranscriptStart, s.Recorder.UsageOffset = 200, 2, 200
+		}},
 	}
 	for _, tc := range tests {
 		for _, p := range allPhases {

@@ -38,6 +38,7 @@ type RewindPlan struct {
 	index    string      // the tree the index becomes (undoing a reset)
 	shadow   string      // the shadow branch the rewind moves
 	shadowTo gitexec.OID // where it moves it ("": nowhere)
+	rewound  *sessionRewind
 }
 
 // RewindTranscript is one session transcript a rewind writes (or, undoing, removes).
@@ -99,6 +100,7 @@ func (en *Engine) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKind
 	switch kind {
 	case RewindFiles:
 		plan.source, plan.shadow, plan.shadowTo = p.ID, p.Branch, gitexec.OID(p.ID)
+		plan.rewound = &sessionRewind{commit: p.ID}
 		keep, err := en.untrackedAtStart()
 		if err != nil {
 			return nil, err

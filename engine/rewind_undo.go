@@ -33,6 +33,7 @@ type rewindUndo struct {
 	ShadowBranch string           `json:"shadow_branch,omitempty"`
 	ShadowTip    string           `json:"shadow_tip,omitempty"` // that branch before the rewind moved it
 	Transcripts  []undoTranscript `json:"transcripts,omitempty"`
+	Session      *undoSession     `json:"session_state,omitempty"` // the session's state before
 	CreatedAt    time.Time        `json:"created_at"`
 }
 
@@ -106,6 +107,9 @@ func (en *Engine) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 		}
 		plan.shadow, plan.shadowTo = rec.ShadowBranch, gitexec.OID(rec.ShadowTip)
 	}
+	if rec.Session != nil {
+		plan.rewound = &sessionRewind{commit: rec.Session.LastShadowCommit, files: rec.Session.FilesTouched, undo: true}
+	}
 	if rec.Kind == RewindReset {
 		plan.newHead, plan.index = gitexec.OID(rec.Head), rec.Index
 		if plan.index == "" {
@@ -118,9 +122,20 @@ func (en *Engine) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 // ApplyRewind saves the current state, records how to undo, and carries out the plan. It
 // returns the commit holding the saved state.
 func (en *Engine) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.OID, error) {
+	sess, err := en.openRewoundSession(plan)
+	if err != nil {
+		return "", err
+	}
+	if sess != nil {
+		defer closeSession(en, sess)
+	}
 	rec, err := en.saveBeforeRewind(ctx, plan)
 	if err != nil {
 		return "", err
+	}
+	if sess != nil {
+		s := sess.State
+		rec.Session = &undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: cloneStrings(s.FilesTouched)}
 	}
 	if err := en.recordUndo(ctx, plan, rec); err != nil {
 		return "", err
@@ -147,7 +162,11 @@ func (en *Engine) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.OI
 	if err := en.Repo.CheckoutFiles(ctx, plan.source, plan.Write); err != nil {
 		return "", err
 	}
-	return gitexec.OID(rec.Snapshot), en.writeTranscripts(plan)
+	if err := en.writeTranscripts(plan); err != nil {
+		return "", err
+	}
+	en.recordRewound(ctx, sess, plan)
+	return gitexec.OID(rec.Snapshot), nil
 }
 
 // saveBeforeRewind commits the current state (spec: see rewind.go) and returns the undo record

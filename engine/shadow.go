@@ -124,7 +124,8 @@ func (en *Engine) shadowOverlay(s State, tf *turnFacts, subject string) []namedB
 }
 
 // writeShadowCheckpoint snapshots the current worktree (HEAD's tree plus every changed path, so
-// no stale or ghost file survives) and the session's metadata overlay onto the shadow branch.
+// no stale or ghost file survives), the session's files put away since its last checkpoint
+// (stashedFiles), and the session's metadata overlay onto the shadow branch.
 func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input events.Event, f WriteShadowCheckpoint) ([]events.Event, error) {
 	te, _ := input.Data.(events.TurnEnded)
 	head := te.Worktree.Head
@@ -143,6 +144,11 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input even
 	if err != nil {
 		return nil, err
 	}
+	away, err := en.stashedFiles(ctx, s, head, statusPaths(st), en.relFiles(tf.scan.ModifiedFiles))
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, away...)
 	lastPrompt := tf.prompt
 	if n := len(tf.scan.Prompts); n > 0 {
 		lastPrompt = tf.scan.Prompts[n-1]

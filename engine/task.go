@@ -266,6 +266,11 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events
 	if err != nil {
 		return nil, err
 	}
+	away, err := en.stashedFiles(ctx, s, head, statusPaths(st), in.Files)
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, away...)
 	branch := ShadowBranch(head, s.WorktreeID)
 	own, err := en.ownOverlay(ctx, branch, meta, taskDir, files)
 	if err != nil {

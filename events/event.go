@@ -28,6 +28,7 @@ const (
 	TypeGitCommitted   Type = "git_committed"
 	TypeCommitPrepared Type = "commit_prepared"
 	TypeSubagentEnded  Type = "subagent_ended"
+	TypeRewound        Type = "rewound"
 )
 
 // Result events: what an effect did.
@@ -137,6 +138,8 @@ func newPayload(t Type) (Payload, error) {
 		return &SubagentEnded{}, nil
 	case TypeTaskCheckpointWritten:
 		return &TaskCheckpointWritten{}, nil
+	case TypeRewound:
+		return &Rewound{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }
@@ -175,6 +178,8 @@ func deref(p Payload) Payload {
 	case *SubagentEnded:
 		return *v
 	case *TaskCheckpointWritten:
+		return *v
+	case *Rewound:
 		return *v
 	}
 	return p

@@ -33,6 +33,7 @@ func samples() []Payload {
 		TaskCheckpointWritten{Branch: "x", Commit: "c", ToolUseID: "toolu_1", Sequence: 2},
 		EffectFailed{Effect: "condense", CheckpointID: "0123456789ab", Error: "boom"},
 		CommitPrepared{CheckpointID: "0123456789ab"},
+		Rewound{Branch: "x", Commit: "c", BaseCommit: "b", Files: []string{"a"}, Transcript: tr, Prompts: []string{"p"}, Undo: true},
 	}
 }
 
@@ -61,7 +62,7 @@ func TestRoundTripEveryType(t *testing.T) {
 	for _, typ := range []Type{TypeSessionStarted, TypeTurnStarted, TypeTurnEnded, TypeSessionStopped, TypeGitCommitted,
 		TypeCommitPrepared, TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
 		TypeShadowBranchDeleted, TypeCheckpointCondensed, TypeCarriedForward,
-		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed} {
+		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed, TypeRewound} {
 		if !seen[typ] {
 			t.Errorf("no round-trip sample for %s", typ)
 		}

@@ -252,6 +252,25 @@ type TaskCheckpointWritten struct {
 // EventType implements Payload.
 func (TaskCheckpointWritten) EventType() Type { return TypeTaskCheckpointWritten }
 
+// Rewound records `entire rewind` (or its --undo) putting the work tree back to a temporary
+// checkpoint of this session and moving the shadow branch there: that checkpoint is now the
+// session's latest agent content, and the next commit of its files links to the session.
+type Rewound struct {
+	Branch     string `json:"branch"`      // the shadow branch, now at Commit
+	Commit     string `json:"commit"`      // the checkpoint rewound to
+	BaseCommit string `json:"base_commit"` // HEAD, the shadow branch's base
+	// Files are the session's files in that checkpoint (its changes against BaseCommit).
+	Files []string `json:"files,omitempty"`
+	// Transcript is the end of the transcript the rewind wrote, and Prompts the user prompts in
+	// it; empty when it wrote none.
+	Transcript Transcript `json:"transcript"`
+	Prompts    []string   `json:"prompts,omitempty"`
+	Undo       bool       `json:"undo,omitempty"` // undoing an earlier rewind
+}
+
+// EventType implements Payload.
+func (Rewound) EventType() Type { return TypeRewound }
+
 // PromptAttribution is the per-prompt line accounting of spec §5.2: the user's edits since the
 // last checkpoint, measured when a prompt is submitted, and the agent's work so far.
 type PromptAttribution struct {

@@ -270,8 +270,22 @@ func (r *Repo) CommitTreeOID(ctx context.Context, rev string) (OID, error) {
 // the directories on those paths through the long-lived cat-file process: no new process,
 // and each directory is read once.
 func (r *Repo) PathOIDs(ctx context.Context, rev string, paths []string) (map[string]OID, error) {
-	dirs := map[string]map[string]OID{}
-	out := make(map[string]OID, len(paths))
+	entries, err := r.PathEntries(ctx, rev, paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]OID, len(entries))
+	for p, e := range entries {
+		out[p] = e.OID
+	}
+	return out, nil
+}
+
+// PathEntries is PathOIDs with each path's whole tree entry (mode and type too); an entry's
+// Name is its last path component.
+func (r *Repo) PathEntries(ctx context.Context, rev string, paths []string) (map[string]TreeEntry, error) {
+	dirs := map[string]map[string]TreeEntry{}
+	out := make(map[string]TreeEntry, len(paths))
 	for _, p := range paths {
 		dir, name := "", p
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
@@ -287,16 +301,16 @@ func (r *Repo) PathOIDs(ctx context.Context, rev string, paths []string) (map[st
 			if err != nil {
 				return nil, err
 			}
-			entries = map[string]OID{}
+			entries = map[string]TreeEntry{}
 			if ok {
 				for _, e := range list {
-					entries[e.Name] = e.OID
+					entries[e.Name] = e
 				}
 			}
 			dirs[dir] = entries
 		}
-		if oid, ok := entries[name]; ok {
-			out[p] = oid
+		if e, ok := entries[name]; ok {
+			out[p] = e
 		}
 	}
 	return out, nil

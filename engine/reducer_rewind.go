@@ -1,0 +1,29 @@
+package engine
+
+import "github.com/entirerec/entire/events"
+
+// rewound makes the checkpoint a rewind went back to the session's latest agent content: the
+// next commit of its files overlaps it (content-aware) and is condensed, and carry-forward
+// compares with it. Files the rewind took away are no longer the session's. A transcript the
+// rewind rewrote in place is read on from its new end, its last prompt being the turn's.
+func (s *State) rewound(d events.Rewound) {
+	if d.BaseCommit != "" {
+		s.BaseCommit = d.BaseCommit
+	}
+	s.Recorder.LastShadowCommit = d.Commit
+	s.FilesTouched = mergeSorted(nil, d.Files)
+	if d.Transcript.Path == "" || d.Transcript.Path != s.TranscriptPath {
+		return
+	}
+	s.Recorder.Scanned = d.Transcript
+	s.Recorder.Prompts = cloneStrings(d.Prompts)
+	if n := len(d.Prompts); n > 0 {
+		s.Recorder.TurnPrompt = d.Prompts[n-1]
+	}
+	// Offsets past the new end pointed into lines the rewind removed.
+	if s.Recorder.CondensedOffset > d.Transcript.Offset {
+		s.Recorder.CondensedOffset = d.Transcript.Offset
+		s.CheckpointTranscriptStart = d.Transcript.Lines
+	}
+	s.Recorder.UsageOffset = min(s.Recorder.UsageOffset, d.Transcript.Offset)
+}
