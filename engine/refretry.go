@@ -11,34 +11,39 @@ import (
 
 // Compare-and-swap loops (a shadow checkpoint, the metadata branch, integrating fetched logs,
 // migrating a shadow branch) re-read a ref and try again when another writer moved it
-// (gitexec.ErrRefMoved). A lost race is resolved by re-reading, so retries are many and quick,
-// bounded both in attempts and in time; between attempts a short jittered pause lets writers
-// that collided take turns. Any other failure (a ref locked by another git process, a missing
-// object, a full disk) is returned at once: retrying within a hook cannot fix it.
+// (gitexec.ErrRefMoved). A lost race is resolved by re-reading, so retries are many and quick:
+// between attempts a short jittered pause (at most refRetryPause) lets writers that collided
+// take turns. Retrying stops after maxRefRetries attempts, or once refRetryBudget has passed
+// and at least minRefRetries attempts were made: on an idle machine that is about a second of
+// many attempts, while on a loaded one, where a single attempt's git processes can take a
+// second, each writer still gets a few turns. Any other failure (a ref locked by another git
+// process, a missing object, a full disk) is returned at once: retrying within a hook cannot
+// fix it.
 const (
 	maxRefRetries  = 40
-	refRetryBudget = time.Second           // no new attempt starts later than this after the first
-	refRetryPause  = 16 * time.Millisecond // the longest pause between attempts
+	minRefRetries  = 8
+	refRetryBudget = time.Second
+	refRetryPause  = 16 * time.Millisecond
 )
 
 // refRetry paces one compare-and-swap loop: for rt.next() { ...; if rt.moved(err) { continue } }.
 type refRetry struct {
 	attempts int
-	deadline time.Time
-	last     error // the last lost race, with git's message
+	start    time.Time // of the first attempt
+	last     error     // the last lost race, with git's message
 }
 
 // next reports whether to make another attempt, pausing first unless it is the first.
 func (rt *refRetry) next() bool {
 	if rt.attempts == 0 {
-		rt.deadline = time.Now().Add(refRetryBudget)
+		rt.start = time.Now()
 	} else {
 		if rt.attempts >= maxRefRetries {
 			return false
 		}
 		limit := min(time.Millisecond<<min(rt.attempts-1, 10), refRetryPause)
 		time.Sleep(time.Duration(rand.Int64N(int64(limit)) + 1))
-		if time.Now().After(rt.deadline) {
+		if rt.attempts >= minRefRetries && time.Since(rt.start) > refRetryBudget {
 			return false
 		}
 	}
@@ -58,5 +63,6 @@ func (rt *refRetry) moved(err error) bool {
 // err is the failure to report when the attempts ran out: the last lost race, which wraps
 // gitexec.ErrRefMoved and carries git's message.
 func (rt *refRetry) err(what string) error {
-	return fmt.Errorf("%s: gave up after %d attempts: %w", what, rt.attempts, rt.last)
+	took := time.Since(rt.start).Round(time.Millisecond)
+	return fmt.Errorf("%s: gave up after %d attempts in %s: %w", what, rt.attempts, took, rt.last)
 }

@@ -94,8 +94,9 @@ func TestUpdateMetadataBranchRaceIsRetried(t *testing.T) {
 	}
 }
 
-// TestRefRetryGivesUpWithGitsMessage: a race lost every time ends within the attempt bound
-// with the last lost race, which keeps git's message and ErrRefMoved.
+// TestRefRetryGivesUpWithGitsMessage: a race lost every time ends within the attempt bounds
+// with the last lost race, which keeps git's message and ErrRefMoved; a locked ref is not
+// retried.
 func TestRefRetryGivesUpWithGitsMessage(t *testing.T) {
 	moved := &gitexec.Error{Args: []string{"update-ref"}, ExitCode: 128,
 		Stderr: "fatal: cannot lock ref 'refs/heads/x': is at 1 but expected 2\n"}
@@ -106,8 +107,8 @@ func TestRefRetryGivesUpWithGitsMessage(t *testing.T) {
 			t.Fatal("a lost race is not retried")
 		}
 	}
-	if rt.attempts < 1 || rt.attempts > maxRefRetries {
-		t.Errorf("%d attempts, want 1..%d", rt.attempts, maxRefRetries)
+	if rt.attempts < minRefRetries || rt.attempts > maxRefRetries {
+		t.Errorf("%d attempts, want %d..%d", rt.attempts, minRefRetries, maxRefRetries)
 	}
 	err := rt.err("update x")
 	if !errors.Is(err, gitexec.ErrRefMoved) || !strings.Contains(err.Error(), "is at 1 but expected 2") {
