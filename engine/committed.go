@@ -15,9 +15,12 @@ import (
 var metaRef = gitexec.BranchRef(MetadataBranch)
 
 // updateMetadataBranch commits a change to entire/checkpoints/v1 with compare-and-swap,
-// recomputing the change from the new tip when another writer got there first.
+// recomputing the change from the new tip when another writer got there first. mutate runs
+// once per attempt. Only a lost race is retried; a locked ref, a missing object or a full disk
+// returns at once.
 func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate func(tip gitexec.OID) ([]gitexec.TreeChange, error)) (gitexec.OID, error) {
-	for attempt := 0; attempt < maxRefRetries; attempt++ {
+	var rt refRetry
+	for rt.next() {
 		tip, exists, err := en.Repo.ResolveRef(ctx, metaRef)
 		if err != nil {
 			return "", err
@@ -45,8 +48,7 @@ func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate f
 			return "", fmt.Errorf("commit metadata: %w", err)
 		}
 		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: metaRef, New: commit, Old: tip}})
-		if errors.Is(err, gitexec.ErrRefMoved) {
-			retryPause(attempt)
+		if rt.moved(err) {
 			continue
 		}
 		if err != nil {
@@ -54,7 +56,7 @@ func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate f
 		}
 		return commit, nil
 	}
-	return "", fmt.Errorf("update %s: %w after %d attempts", MetadataBranch, gitexec.ErrRefMoved, maxRefRetries)
+	return "", rt.err("update " + MetadataBranch)
 }
 
 // EnsureMetadataBranch creates entire/checkpoints/v1 as an orphan commit of the empty tree

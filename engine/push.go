@@ -128,7 +128,8 @@ func (en *Engine) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OI
 // it, fast-forward it, or commit a union merge. ahead reports that the local branch now has
 // commits the fetched tip lacks, so a push is due.
 func (en *Engine) integrate(ctx context.Context, fetched gitexec.OID) (ahead bool, err error) {
-	for range maxRefRetries {
+	var rt refRetry
+	for rt.next() {
 		local, ok, err := en.Repo.ResolveRef(ctx, metaRef)
 		if err != nil {
 			return false, err
@@ -154,7 +155,7 @@ func (en *Engine) integrate(ctx context.Context, fetched gitexec.OID) (ahead boo
 			}
 		}
 		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: metaRef, New: next, Old: local}})
-		if errors.Is(err, gitexec.ErrRefMoved) {
+		if rt.moved(err) {
 			continue // a local writer committed meanwhile: integrate its tip instead
 		}
 		if err != nil {
@@ -163,5 +164,5 @@ func (en *Engine) integrate(ctx context.Context, fetched gitexec.OID) (ahead boo
 		en.Log.Info("integrated remote session logs", "fetched", string(fetched), "local", string(local), "new", string(next))
 		return next != fetched, nil
 	}
-	return false, fmt.Errorf("integrate %s: %w after %d attempts", MetadataBranch, gitexec.ErrRefMoved, maxRefRetries)
+	return false, rt.err("integrate " + MetadataBranch)
 }

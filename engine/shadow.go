@@ -4,31 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
-	"time"
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
 )
-
-// maxRefRetries bounds compare-and-swap retries when another process moves a ref under us.
-// Between attempts retryPause backs off with jitter, so that many sessions writing one shadow
-// branch at once take turns instead of colliding again (about 5 s in all at worst).
-const maxRefRetries = 40
-
-// retryPause sleeps before compare-and-swap attempt n+1: exponential from 2 ms, capped at
-// 200 ms, with full jitter.
-func retryPause(n int) {
-	limit := 2 * time.Millisecond << min(n, 7)
-	if limit > 200*time.Millisecond {
-		limit = 200 * time.Millisecond
-	}
-	time.Sleep(time.Duration(rand.Int64N(int64(limit)) + 1))
-}
 
 // turnFacts is what the turn-end handler learned from the transcript, reused by the effects.
 type turnFacts struct {
@@ -193,14 +176,14 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input even
 // commitShadow commits a checkpoint onto a shadow branch, retrying the compare-and-swap when
 // another process moved the branch meanwhile. It returns "" when nothing changed.
 func (en *Engine) commitShadow(ctx context.Context, branch string, headTree gitexec.OID, changes []gitexec.TreeChange, msg, sessionID string, reset bool) (gitexec.OID, error) {
-	for attempt := 0; attempt < maxRefRetries; attempt++ {
+	var rt refRetry
+	for rt.next() {
 		commit, err := en.commitShadowOnce(ctx, branch, headTree, changes, msg, sessionID, reset)
-		if !errors.Is(err, gitexec.ErrRefMoved) {
+		if !rt.moved(err) {
 			return commit, err
 		}
-		retryPause(attempt)
 	}
-	return "", fmt.Errorf("update %s: %w after %d attempts", branch, gitexec.ErrRefMoved, maxRefRetries)
+	return "", rt.err("update " + branch)
 }
 
 // commitShadowOnce builds the checkpoint tree on top of HEAD's tree, keeps the other sessions'
@@ -299,7 +282,8 @@ func (en *Engine) migrateShadow(ctx context.Context, s State, f MigrateShadow) (
 	if from == to {
 		return []events.Event{en.event(res)}, nil
 	}
-	for attempt := 0; attempt < maxRefRetries; attempt++ {
+	var rt refRetry
+	for rt.next() {
 		tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(from))
 		if err != nil {
 			return nil, err
@@ -319,8 +303,7 @@ func (en *Engine) migrateShadow(ctx context.Context, s State, f MigrateShadow) (
 			{Name: gitexec.BranchRef(to), New: tip},
 			{Name: gitexec.BranchRef(from), Old: tip},
 		})
-		if errors.Is(err, gitexec.ErrRefMoved) {
-			retryPause(attempt)
+		if rt.moved(err) {
 			continue
 		}
 		if err != nil {
@@ -329,7 +312,7 @@ func (en *Engine) migrateShadow(ctx context.Context, s State, f MigrateShadow) (
 		res.From, res.To = from, to
 		return []events.Event{en.event(res)}, nil
 	}
-	return nil, fmt.Errorf("migrate %s: %w", from, gitexec.ErrRefMoved)
+	return nil, rt.err("migrate " + from)
 }
 
 // shadowChunkCache is the cache of raw transcript chunks already on the shadow branch, valid

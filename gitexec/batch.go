@@ -63,7 +63,7 @@ func (b *batchProc) do(ctx context.Context, r *Repo, fn func(w *bufio.Writer, rd
 		// git usually broke the conversation by dying with a message;
 		// give it a moment to exit so that message can be reported.
 		if werr := b.discard(time.Second); werr != nil {
-			return werr
+			return classify(werr)
 		}
 		return fmt.Errorf("git %s: %w", b.args[0], err)
 	}

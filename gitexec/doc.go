@@ -16,8 +16,11 @@
 //
 // A failed invocation is an *Error. Outcomes that git reports through
 // documented exit codes (a missing ref, an unborn branch, a missing config key)
-// come back as ok=false instead, so callers never parse stderr. A lost
-// compare-and-swap on a ref is reported as ErrRefMoved.
+// come back as ok=false instead, so callers never parse stderr. Failures of a
+// kind callers act on wrap a sentinel, with git's message kept in the chain: a
+// lost compare-and-swap on a ref is ErrRefMoved, a ref locked by another
+// process ErrRefLocked, a missing object ErrObjectMissing and a full disk
+// ErrDiskFull. One function, classify, reads git's stderr for them.
 //
 // Methods are named after the git command they run, so each maps to its man
 // page.

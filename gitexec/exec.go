@@ -20,7 +20,7 @@ type call struct {
 }
 
 // git runs one git process in the repository and returns its stdout. A
-// failure is an *Error.
+// failure is an *Error, wrapped by classify when it is of a known kind.
 func (r *Repo) git(ctx context.Context, c call, args ...string) ([]byte, error) {
 	env := r.env
 	if len(c.env) > 0 {
@@ -29,7 +29,8 @@ func (r *Repo) git(ctx context.Context, c call, args ...string) ([]byte, error) 
 	return runGit(ctx, r.TopLevel, env, c.stdin, args)
 }
 
-// runGit runs "git -C dir args..." with exactly env and returns its stdout.
+// runGit runs "git -C dir args..." with exactly env and returns its stdout. A
+// failure is an *Error, wrapped by classify when it is of a known kind.
 func runGit(ctx context.Context, dir string, env []string, stdin io.Reader, args []string) ([]byte, error) {
 	full := append([]string{"-C", dir}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
@@ -40,7 +41,7 @@ func runGit(ctx context.Context, dir string, env []string, stdin io.Reader, args
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), newError(ctx, args, stderr.String(), err)
+		return stdout.Bytes(), classify(newError(ctx, args, stderr.String(), err))
 	}
 	return stdout.Bytes(), nil
 }

@@ -131,14 +131,14 @@ func (r *Repo) HashBlobs(ctx context.Context, contents [][]byte) ([]OID, error) 
 	// for large transcripts.)
 	dir, err := os.MkdirTemp(r.GitDir, "entire-blobs-")
 	if err != nil {
-		return nil, fmt.Errorf("hash blobs: %w", err)
+		return nil, fmt.Errorf("hash blobs: %w", classify(err))
 	}
 	defer os.RemoveAll(dir)
 	var in bytes.Buffer
 	for i, c := range contents {
 		p := filepath.Join(dir, strconv.Itoa(i))
 		if err := os.WriteFile(p, c, 0o600); err != nil {
-			return nil, fmt.Errorf("hash blobs: %w", err)
+			return nil, fmt.Errorf("hash blobs: %w", classify(err))
 		}
 		in.WriteString(quoteStdinPath(p))
 		in.WriteByte('\n')

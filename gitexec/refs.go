@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -149,9 +150,19 @@ type RefUpdate struct {
 	Old  OID
 }
 
+// refLockTimeoutMS is how long, in milliseconds, update-ref waits for
+// another process's lock on a ref (core.filesRefLockTimeout, git's default
+// 100) or on packed-refs (core.packedRefsTimeout, default 1000) before it
+// fails with ErrRefLocked. Git retries for at least this long and its last
+// backoff step can overshoot by about a quarter, so 800 keeps a hook's wait on
+// a held lock to about a second.
+const refLockTimeoutMS = 800
+
 // UpdateRefs applies updates as one "git update-ref --stdin -z" transaction:
-// all of them or none. When a ref's current value is not the expected one
-// (or it is locked by a concurrent writer) the error wraps ErrRefMoved.
+// all of them or none. When a ref's current value is not the expected one the
+// error wraps ErrRefMoved; when another process holds a ref's lock for longer
+// than refLockTimeoutMS, ErrRefLocked; when a new value names an object that
+// does not exist, ErrObjectMissing.
 func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 	if len(updates) == 0 {
 		return nil
@@ -162,14 +173,14 @@ func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 			return fmt.Errorf("update refs: %w", err)
 		}
 	}
-	_, err := r.git(ctx, call{stdin: &in}, "update-ref", "--stdin", "-z")
-	if err == nil {
-		return nil
+	timeout := strconv.Itoa(refLockTimeoutMS)
+	_, err := r.git(ctx, call{stdin: &in},
+		"-c", "core.filesRefLockTimeout="+timeout, "-c", "core.packedRefsTimeout="+timeout,
+		"update-ref", "--stdin", "-z")
+	if err != nil {
+		return fmt.Errorf("update refs: %w", err)
 	}
-	if refMoved(err) {
-		return fmt.Errorf("update refs: %w: %w", ErrRefMoved, err)
-	}
-	return fmt.Errorf("update refs: %w", err)
+	return nil
 }
 
 // writeRefUpdate appends u to the update-ref -z input.
@@ -201,17 +212,4 @@ func (r *Repo) writeRefUpdate(in *bytes.Buffer, u RefUpdate) error {
 		fmt.Fprintf(in, "verify %s\x00\x00", name)
 	}
 	return nil
-}
-
-// refMoved reports whether an update-ref failure means a ref was not at the
-// expected value: moved ("is at X but expected Y"), already created,
-// missing, or locked by another writer right now.
-func refMoved(err error) bool {
-	return stderrHas(err,
-		"but expected",
-		"reference already exists",
-		"unable to resolve reference",
-		"reference is missing",
-		".lock': File exists",
-	)
 }

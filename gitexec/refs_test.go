@@ -3,6 +3,7 @@ package gitexec_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/entirerec/entire/gitexec"
@@ -155,12 +156,48 @@ func TestUpdateRefsAtomic(t *testing.T) {
 	}
 }
 
-func TestUpdateRefsLockedIsMoved(t *testing.T) {
+// TestUpdateRefsLocked holds a ref's lock file as another git process would: the update fails
+// with ErrRefLocked, not ErrRefMoved (re-reading the ref cannot help), and the error keeps
+// git's message naming the lock file.
+func TestUpdateRefsLocked(t *testing.T) {
 	r, c1, c2 := refsFixture(t)
-	lock := r.GitDir + "/refs/heads/main.lock"
+	lock := r.CommonDir + "/refs/heads/main.lock"
 	writeFile(t, "/", lock, "")
 	err := r.UpdateRefs(context.Background(), []gitexec.RefUpdate{{Name: "refs/heads/main", New: c1, Old: c2}})
-	if !errors.Is(err, gitexec.ErrRefMoved) {
-		t.Errorf("locked ref: err = %v, want ErrRefMoved", err)
+	if !errors.Is(err, gitexec.ErrRefLocked) || errors.Is(err, gitexec.ErrRefMoved) {
+		t.Errorf("locked ref: err = %v, want ErrRefLocked and not ErrRefMoved", err)
+	}
+	if want := "main.lock': File exists"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("locked ref: err = %v, want git's message with %q", err, want)
+	}
+	var gerr *gitexec.Error
+	if !errors.As(err, &gerr) {
+		t.Errorf("locked ref: err %v does not carry the *Error", err)
+	}
+}
+
+// TestUpdateRefsPackedRefsLocked deletes a packed ref while packed-refs.lock is held.
+func TestUpdateRefsPackedRefsLocked(t *testing.T) {
+	r, _, c2 := refsFixture(t)
+	ctx := context.Background()
+	if _, err := r.Run(ctx, nil, "pack-refs", "--all"); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, "/", r.CommonDir+"/packed-refs.lock", "")
+	err := r.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: "refs/heads/main", Old: c2}})
+	if !errors.Is(err, gitexec.ErrRefLocked) || errors.Is(err, gitexec.ErrRefMoved) {
+		t.Errorf("locked packed-refs: err = %v, want ErrRefLocked and not ErrRefMoved", err)
+	}
+}
+
+// TestUpdateRefsStaleIsMoved: a lost race is ErrRefMoved and nothing else, with git's message.
+func TestUpdateRefsStaleIsMoved(t *testing.T) {
+	r, c1, c2 := refsFixture(t)
+	err := r.UpdateRefs(context.Background(), []gitexec.RefUpdate{{Name: "refs/heads/main", New: c2, Old: c1}})
+	if !errors.Is(err, gitexec.ErrRefMoved) || errors.Is(err, gitexec.ErrRefLocked) || errors.Is(err, gitexec.ErrObjectMissing) {
+		t.Errorf("stale old value: err = %v, want only ErrRefMoved", err)
+	}
+	if want := "is at " + string(c2) + " but expected " + string(c1); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("stale old value: err = %v, want git's message %q", err, want)
 	}
 }

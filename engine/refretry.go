@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+// Compare-and-swap loops (a shadow checkpoint, the metadata branch, integrating fetched logs,
+// migrating a shadow branch) re-read a ref and try again when another writer moved it
+// (gitexec.ErrRefMoved). A lost race is resolved by re-reading, so retries are many and quick:
+// between attempts a short jittered pause (at most refRetryPause) lets writers that collided
+// take turns. Retrying stops after maxRefRetries attempts, or once refRetryBudget has passed
+// and at least minRefRetries attempts were made: on an idle machine that is about a second of
+// many attempts, while on a loaded one, where a single attempt's git processes can take a
+// second, each writer still gets a few turns. Any other failure (a ref locked by another git
+// process, a missing object, a full disk) is returned at once: retrying within a hook cannot
+// fix it.
+const (
+	maxRefRetries  = 40
+	minRefRetries  = 8
+	refRetryBudget = time.Second
+	refRetryPause  = 16 * time.Millisecond
+)
+
+// refRetry paces one compare-and-swap loop: for rt.next() { ...; if rt.moved(err) { continue } }.
+type refRetry struct {
+	attempts int
+	start    time.Time // of the first attempt
+	last     error     // the last lost race, with git's message
+}
+
+// next reports whether to make another attempt, pausing first unless it is the first.
+func (rt *refRetry) next() bool {
+	if rt.attempts == 0 {
+		rt.start = time.Now()
+	} else {
+		if rt.attempts >= maxRefRetries {
+			return false
+		}
+		limit := min(time.Millisecond<<min(rt.attempts-1, 10), refRetryPause)
+		time.Sleep(time.Duration(rand.Int64N(int64(limit)) + 1))
+		if rt.attempts >= minRefRetries && time.Since(rt.start) > refRetryBudget {
+			return false
+		}
+	}
+	rt.attempts++
+	return true
+}
+
+// moved reports whether err is a lost race, to be retried; it remembers it for err.
+func (rt *refRetry) moved(err error) bool {
+	if !errors.Is(err, gitexec.ErrRefMoved) {
+		return false
+	}
+	rt.last = err
+	return true
+}
+
+// err is the failure to report when the attempts ran out: the last lost race, which wraps
+// gitexec.ErrRefMoved and carries git's message.
+func (rt *refRetry) err(what string) error {
+	took := time.Since(rt.start).Round(time.Millisecond)
+	return fmt.Errorf("%s: gave up after %d attempts in %s: %w", what, rt.attempts, took, rt.last)
+}

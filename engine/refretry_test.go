@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+// metaChange is a mutate for updateMetadataBranch that adds one file and counts its calls
+// (one per compare-and-swap attempt); before is run at the start of each call.
+func metaChange(t *testing.T, en *Engine, calls *int, before func(n int)) func(gitexec.OID) ([]gitexec.TreeChange, error) {
+	t.Helper()
+	oids, err := en.Repo.HashBlobs(context.Background(), [][]byte{[]byte("slot\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(gitexec.OID) ([]gitexec.TreeChange, error) {
+		*calls++
+		if before != nil {
+			before(*calls)
+		}
+		return []gitexec.TreeChange{{Path: "ab/cdef/metadata.json", Mode: "100644", OID: oids[0]}}, nil
+	}
+}
+
+// TestUpdateMetadataBranchLockedIsNotRetried holds the metadata branch's lock file, as a
+// fetch or gc would: the update fails with ErrRefLocked after one attempt (re-reading the ref
+// cannot release a lock), carrying git's message that names the lock file.
+func TestUpdateMetadataBranchLockedIsNotRetried(t *testing.T) {
+	en, _ := mtEngine(t)
+	ctx := context.Background()
+	if err := en.EnsureMetadataBranch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(en.Repo.CommonDir, "refs", "heads", filepath.FromSlash(MetadataBranch)+".lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	_, err := en.updateMetadataBranch(ctx, "Checkpoint: abcdef\n", metaChange(t, en, &calls, nil))
+	if !errors.Is(err, gitexec.ErrRefLocked) || errors.Is(err, gitexec.ErrRefMoved) {
+		t.Fatalf("err = %v, want ErrRefLocked and not ErrRefMoved", err)
+	}
+	if calls != 1 {
+		t.Errorf("%d attempts, want 1: a held lock is not retried", calls)
+	}
+	if want := "v1.lock': File exists"; !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want git's message with %q", err, want)
+	}
+
+	// Once the other process is done, the same update goes through.
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := en.updateMetadataBranch(ctx, "Checkpoint: abcdef\n", metaChange(t, en, &calls, nil)); err != nil {
+		t.Fatalf("after the lock is gone: %v", err)
+	}
+}
+
+// TestUpdateMetadataBranchRaceIsRetried moves the branch between the read and the
+// compare-and-swap of the first attempt: the second attempt builds on the other writer's
+// commit, which is kept.
+func TestUpdateMetadataBranchRaceIsRetried(t *testing.T) {
+	en, _ := mtEngine(t)
+	ctx := context.Background()
+	if err := en.EnsureMetadataBranch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tip, _, err := en.Repo.ResolveRef(ctx, metaRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var other gitexec.OID
+	race := func(n int) {
+		if n == 1 {
+			other = rdCommit(t, en.Repo, string(metaRef), tip, "other writer\n", map[string]string{"zz/other": "x"})
+		}
+	}
+	calls := 0
+	commit, err := en.updateMetadataBranch(ctx, "Checkpoint: abcdef\n", metaChange(t, en, &calls, race))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 {
+		t.Errorf("%d attempts, want 2: a lost race is retried", calls)
+	}
+	if ok, err := en.Repo.IsAncestor(ctx, other, commit); err != nil || !ok {
+		t.Errorf("other writer's commit %s is not an ancestor of %s (%v)", other, commit, err)
+	}
+}
+
+// TestRefRetryGivesUpWithGitsMessage: a race lost every time ends within the attempt bounds
+// with the last lost race, which keeps git's message and ErrRefMoved; a locked ref is not
+// retried.
+func TestRefRetryGivesUpWithGitsMessage(t *testing.T) {
+	moved := &gitexec.Error{Args: []string{"update-ref"}, ExitCode: 128,
+		Stderr: "fatal: cannot lock ref 'refs/heads/x': is at 1 but expected 2\n"}
+	lost := errors.Join(gitexec.ErrRefMoved, moved)
+	var rt refRetry
+	for rt.next() {
+		if !rt.moved(lost) {
+			t.Fatal("a lost race is not retried")
+		}
+	}
+	if rt.attempts < minRefRetries || rt.attempts > maxRefRetries {
+		t.Errorf("%d attempts, want %d..%d", rt.attempts, minRefRetries, maxRefRetries)
+	}
+	err := rt.err("update x")
+	if !errors.Is(err, gitexec.ErrRefMoved) || !strings.Contains(err.Error(), "is at 1 but expected 2") {
+		t.Errorf("err = %v, want ErrRefMoved with git's message", err)
+	}
+	if rt.moved(errors.Join(gitexec.ErrRefLocked, moved)) {
+		t.Error("a locked ref is retried")
+	}
+}
