@@ -141,9 +141,7 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 		Slot: slot, Files: w.meta.FilesTouched, Provisional: f.Provisional, Transcript: pos,
 		Chunks: chunkRefs(w),
 	})}
-	// Files the session touched since the decision (a pending condensation performed by a
-	// later hook) are candidates too: carry-forward replaces files_touched.
-	candidates := mergeSorted(f.CarryForward, s.FilesTouched)
+	candidates := f.CarryForward
 	if len(candidates) == 0 && f.Provisional {
 		candidates = en.relFiles(fresh.ModifiedFiles)
 	}

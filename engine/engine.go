@@ -161,9 +161,15 @@ func (en *Engine) drain(ctx context.Context, sess *Session, others map[string]St
 		}
 		done[key] = true
 		var res []events.Event
-		if d, ok := next.(DeleteShadow); ok {
+		switch d := next.(type) {
+		case DeleteShadow:
 			res = en.deleteShadow(ctx, sess, d, others)
-		} else {
+		case Condense:
+			// Files the session touched since the decision (a condensation a later hook
+			// performs) are carry-forward candidates too: carry-forward replaces files_touched.
+			d.CarryForward = mergeSorted(d.CarryForward, sess.State.FilesTouched)
+			res = en.perform(ctx, sess, events.Event{}, d)
+		default:
 			res = en.perform(ctx, sess, events.Event{}, next)
 		}
 		if err := sess.Append(res...); err != nil {

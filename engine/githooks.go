@@ -284,6 +284,10 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 			en.Log.Error("open session", "session_id", peek.SessionID, "error", err.Error())
 			continue
 		}
+		if sess.State.Recorder.LastCommit == string(head) {
+			closeSession(en, sess) // another hook recorded it while we looked (see DrainPending)
+			continue
+		}
 		if _, err := en.drain(ctx, sess, nil, nil); err != nil { // earlier commits first
 			en.Log.Error("pending work", "session_id", sess.ID, "error", err.Error())
 		}
