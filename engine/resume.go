@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"time"
 
+	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -55,10 +58,12 @@ const (
 type TranscriptRestore struct {
 	SessionID  string
 	Agent      string
-	Path       string // absolute destination
-	Data       []byte // the checkpoint's transcript
-	Lines      int    // lines in Data
-	LocalLines int    // lines in the local file (0 when missing)
+	Prompt     string    // the session's first prompt, "" when it has none
+	Path       string    // absolute destination
+	Data       []byte    // the checkpoint's transcript
+	Lines      int       // lines in Data
+	LastEntry  time.Time // the checkpoint transcript's last entry (zero when unknown)
+	LocalLines int       // lines in the local file (0 when missing)
 	Status     RestoreStatus
 }
 
@@ -66,8 +71,8 @@ type TranscriptRestore struct {
 type ResumePlan struct {
 	Commit     *LinkedCommit // the newest linked commit; nil when the branch has none
 	Checkpoint *Checkpoint
-	Restores   []TranscriptRestore
-	Skipped    []string // why some slots cannot be restored, one line each
+	Restores   []TranscriptRestore // oldest session first: the last is the most recent
+	Skipped    []string            // why some slots cannot be restored, one line each
 }
 
 // DefaultTranscriptFunc is an agent's default transcript location for a session, "" if unknown.
@@ -103,6 +108,10 @@ func (en *Engine) PlanResume(ctx context.Context, rev, remote string, def Defaul
 		}
 		plan.Restores = append(plan.Restores, r)
 	}
+	// Slots are in condensation order; the sessions' own last entries say which is newest.
+	sort.SliceStable(plan.Restores, func(i, j int) bool {
+		return plan.Restores[i].LastEntry.Before(plan.Restores[j].LastEntry)
+	})
 	return plan, nil
 }
 
@@ -144,6 +153,10 @@ func (en *Engine) restoreFor(s Slot, def DefaultTranscriptFunc) (TranscriptResto
 		return TranscriptRestore{}, fmt.Sprintf("session %s: no known transcript location", m.SessionID)
 	}
 	r := TranscriptRestore{SessionID: m.SessionID, Agent: m.Agent, Path: path, Data: s.Transcript, Lines: countLines(s.Transcript)}
+	if p := s.AllPrompts(); len(p) > 0 {
+		r.Prompt = firstPrompt(p[0])
+	}
+	r.LastEntry, _ = claudecode.LastTimestamp(s.Transcript)
 	local, err := os.ReadFile(path)
 	switch {
 	case err != nil:

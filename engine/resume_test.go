@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -123,5 +125,41 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	}
 	if plan, err := en.PlanResume(ctx, head, "", def); err != nil || plan.Commit != nil {
 		t.Fatalf("unlinked history: %+v %v", plan, err)
+	}
+}
+
+func TestPlanResumeRestoresEverySlotOldestFirst(t *testing.T) {
+	ctx := context.Background()
+	en, head := mtEngine(t)
+	const id = "b2c3d4e5f6a1"
+	line := func(prompt, ts string) string {
+		return `{"type":"user","message":{"content":"` + prompt + `"},"timestamp":"` + ts + `"}` + "\n"
+	}
+	// Slot 0's session went on longer than slot 1's: slot order is not recency.
+	late, early := line("late  work", "2026-01-02T03:00:09Z"), line("early work", "2026-01-02T03:00:01Z")
+	files := rdSlotFiles(id, "0", "s-late")
+	for k, v := range rdSlotFiles(id, "1", "s-early") {
+		files[k] = v
+	}
+	files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 2)
+	files[CheckpointPath(id)+"/0/full.jsonl"] = late
+	files[CheckpointPath(id)+"/1/full.jsonl"] = early
+	rdCommit(t, en.Repo, string(metaRef), "", "Checkpoint: "+id, files)
+	rdCommit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "1\n"})
+	dir := t.TempDir()
+	def := func(agent, sid string) string { return filepath.Join(dir, sid+".jsonl") }
+
+	plan, err := en.PlanResume(ctx, "refs/heads/main", "", def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct{ SID, Prompt, Data string }
+	var have []got
+	for _, r := range plan.Restores {
+		have = append(have, got{r.SessionID, r.Prompt, string(r.Data)})
+	}
+	want := []got{{"s-early", "early work", early}, {"s-late", "late work", late}}
+	if diff := cmp.Diff(want, have); diff != "" {
+		t.Fatalf("restores (-want +got):\n%s", diff)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/entirerec/entire/gitexec"
 )
 
-// resumeCmd is `entire resume <branch>` (spec §10): check out the branch, restore the
+// resumeCmd is `entire resume <branch>` (spec §3.6): check out the branch, restore the
 // transcripts of its newest checkpoint, and print how to continue each session. Every check
 // runs before anything changes, so a refusal leaves the repository and the transcripts as
 // they were.
@@ -67,7 +67,7 @@ func (c *resumeCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "Switched to branch '%s'\n", target.Branch)
 	}
 	if plan.Commit == nil {
-		fmt.Fprintf(e.stdout, "No commit on %s is linked to an Entire checkpoint; nothing to restore.\n", c.Branch)
+		fmt.Fprintf(e.stdout, "No Entire checkpoint found on branch '%s'\n", c.Branch)
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "Checkpoint %s (commit %s %s)\n", plan.Commit.CheckpointID, plan.Commit.SHA.Short(7), plan.Commit.Subject)
@@ -87,13 +87,35 @@ func (c *resumeCmd) Run(e *env) error {
 			fmt.Fprintf(e.stdout, "  restored transcript of %s (%d lines): %s\n", r.SessionID, r.Lines, r.Path)
 		}
 	}
-	if len(plan.Restores) > 0 {
-		fmt.Fprintln(e.stdout, "\nTo continue:")
-		for _, r := range plan.Restores {
-			fmt.Fprintf(e.stdout, "  %s\n", engine.ResumeCommand(r.Agent, r.SessionID))
-		}
-	}
+	printContinue(e, plan.Restores)
 	return nil
+}
+
+// printContinue prints the command that continues each session, with its first prompt (spec
+// §3.6): the oldest first and the most recent marked when there are several.
+func printContinue(e *env, restores []engine.TranscriptRestore) {
+	line := func(r engine.TranscriptRestore, note string) string {
+		comment := strings.TrimSpace(truncate(r.Prompt, 60) + note)
+		if comment == "" {
+			return "  " + engine.ResumeCommand(r.Agent, r.SessionID)
+		}
+		return "  " + engine.ResumeCommand(r.Agent, r.SessionID) + "  # " + comment
+	}
+	switch len(restores) {
+	case 0:
+		return
+	case 1:
+		fmt.Fprintf(e.stdout, "\nSession: %s\n\nTo continue this session, run:\n%s\n", restores[0].SessionID, line(restores[0], ""))
+		return
+	}
+	fmt.Fprintf(e.stdout, "\nRestored %d sessions. To continue, run:\n", len(restores))
+	for i, r := range restores {
+		note := ""
+		if i == len(restores)-1 {
+			note = " (most recent)"
+		}
+		fmt.Fprintln(e.stdout, line(r, note))
+	}
 }
 
 // decideNewer settles local transcripts that are newer than the checkpoint's: --force
