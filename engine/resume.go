@@ -81,9 +81,10 @@ type DefaultTranscriptFunc func(agent, sessionID string) string
 // resumeScan bounds how many linked commits resume reads to find the newest.
 const resumeScan = 20
 
-// PlanResume reads the newest checkpoint linked from rev and plans its transcripts' restore.
-// When the local record lacks that checkpoint it fetches remote's ("" disables fetching).
-func (en *Engine) PlanResume(ctx context.Context, rev, remote string, def DefaultTranscriptFunc) (*ResumePlan, error) {
+// PlanResume reads the newest checkpoint linked from rev and plans restoring the transcript of
+// every session in it (every slot) to where place says its agent keeps it. When the local
+// record lacks that checkpoint it fetches remote's ("" disables fetching).
+func (en *Engine) PlanResume(ctx context.Context, rev, remote string, place TranscriptPlace) (*ResumePlan, error) {
 	linked, err := LinkedCommits(ctx, en.Repo, rev, "", resumeScan)
 	if err != nil || len(linked) == 0 {
 		return &ResumePlan{}, err
@@ -101,7 +102,7 @@ func (en *Engine) PlanResume(ctx context.Context, rev, remote string, def Defaul
 		return nil, err
 	}
 	for _, s := range plan.Checkpoint.Slots {
-		r, why := en.restoreFor(s, def)
+		r, why := en.restoreFor(s, place)
 		if why != "" {
 			plan.Skipped = append(plan.Skipped, why)
 			continue
@@ -138,7 +139,7 @@ func (en *Engine) ReaderWithCheckpoint(ctx context.Context, id, remote string) (
 
 // restoreFor plans one slot, or says why it cannot be restored (spec §3.9: no session ID, no
 // or unknown agent, no transcript).
-func (en *Engine) restoreFor(s Slot, def DefaultTranscriptFunc) (TranscriptRestore, string) {
+func (en *Engine) restoreFor(s Slot, place TranscriptPlace) (TranscriptRestore, string) {
 	m := s.Meta
 	switch {
 	case m.SessionID == "":
@@ -148,7 +149,7 @@ func (en *Engine) restoreFor(s Slot, def DefaultTranscriptFunc) (TranscriptResto
 	case s.Transcript == nil:
 		return TranscriptRestore{}, fmt.Sprintf("session %s: the checkpoint has no transcript", m.SessionID)
 	}
-	path := en.transcriptDestination(m, def)
+	path := en.placeTranscript(m, place)
 	if path == "" {
 		return TranscriptRestore{}, fmt.Sprintf("session %s: no known transcript location", m.SessionID)
 	}

@@ -17,6 +17,8 @@ func TestRestoreFor(t *testing.T) {
 	home := t.TempDir()
 	en := &Engine{Home: home, Store: NewStore(t.TempDir())}
 	def := func(agent, sid string) string { return filepath.Join(home, "default", sid+".jsonl") }
+	place := TranscriptPlace{Default: def}
+	override := TranscriptPlace{Override: filepath.Join(home, "claude-project"), Default: def}
 	rel := ".claude/projects/p/s.jsonl"
 	abs := filepath.Join(home, filepath.FromSlash(rel))
 	data := []byte("a\nb\n")
@@ -26,7 +28,8 @@ func TestRestoreFor(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		slot   Slot
-		local  string // "" = no local file
+		place  *TranscriptPlace // nil: place
+		local  string           // "" = no local file
 		want   RestoreStatus
 		path   string
 		reason string // non-empty: skipped with this text
@@ -38,6 +41,9 @@ func TestRestoreFor(t *testing.T) {
 		{name: "newer", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreLocalNewer, path: abs},
 		{name: "escaping path", slot: slot(AgentClaudeCode, "../evil.jsonl", data), want: RestoreWrite, path: def("", "s")},
 		{name: "no path", slot: slot(AgentClaudeCode, "", data), want: RestoreWrite, path: def("", "s")},
+		{name: "claude project dir set", slot: slot(AgentClaudeCode, rel, data), place: &override, want: RestoreWrite,
+			path: filepath.Join(home, "claude-project", "s.jsonl")},
+		{name: "claude project dir is not gemini's", slot: slot("Gemini CLI", rel, data), place: &override, want: RestoreWrite, path: abs},
 		{name: "unknown agent", slot: slot("Agent", rel, data), reason: "cannot be resumed"},
 		{name: "no transcript", slot: slot(AgentClaudeCode, rel, nil), reason: "no transcript"},
 		{name: "no session", slot: Slot{Meta: CommittedMetadata{Agent: AgentClaudeCode}, Transcript: data}, reason: "without a session ID"},
@@ -52,7 +58,11 @@ func TestRestoreFor(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r, why := en.restoreFor(tc.slot, def)
+			p := place
+			if tc.place != nil {
+				p = *tc.place
+			}
+			r, why := en.restoreFor(tc.slot, p)
 			if tc.reason != "" {
 				if !strings.Contains(why, tc.reason) {
 					t.Fatalf("skip reason %q, want %q", why, tc.reason)
@@ -109,8 +119,9 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	newest := rdCommit(t, en.Repo, "refs/heads/main", older, "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "2\n"})
 	rdCommit(t, en.Repo, "refs/heads/main", newest, "unlinked", map[string]string{"x": "3\n"})
 	def := func(agent, sid string) string { return filepath.Join(en.Home, "d", sid+".jsonl") }
+	place := TranscriptPlace{Default: def}
 
-	plan, err := en.PlanResume(ctx, "refs/heads/main", "", def)
+	plan, err := en.PlanResume(ctx, "refs/heads/main", "", place)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,10 +131,10 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	if r := plan.Restores[0]; r.SessionID != "s1" || r.Path != def("", "s1") || string(r.Data) != rdLine1+"\n" {
 		t.Fatalf("restore = %+v", r)
 	}
-	if _, err := en.PlanResume(ctx, string(older), "", def); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := en.PlanResume(ctx, string(older), "", place); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("missing checkpoint: %v", err)
 	}
-	if plan, err := en.PlanResume(ctx, head, "", def); err != nil || plan.Commit != nil {
+	if plan, err := en.PlanResume(ctx, head, "", place); err != nil || plan.Commit != nil {
 		t.Fatalf("unlinked history: %+v %v", plan, err)
 	}
 }
@@ -147,9 +158,9 @@ func TestPlanResumeRestoresEverySlotOldestFirst(t *testing.T) {
 	rdCommit(t, en.Repo, string(metaRef), "", "Checkpoint: "+id, files)
 	rdCommit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "1\n"})
 	dir := t.TempDir()
-	def := func(agent, sid string) string { return filepath.Join(dir, sid+".jsonl") }
+	place := TranscriptPlace{Default: func(agent, sid string) string { return filepath.Join(dir, sid+".jsonl") }}
 
-	plan, err := en.PlanResume(ctx, "refs/heads/main", "", def)
+	plan, err := en.PlanResume(ctx, "refs/heads/main", "", place)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/entirerec/entire/engine"
@@ -47,12 +48,7 @@ func (c *resumeCmd) Run(e *env) error {
 			return err
 		}
 	}
-	plan, err := en.PlanResume(e.ctx, string(target.Ref), resumeRemote, func(agent, sid string) string {
-		if agent != engine.AgentClaudeCode {
-			return ""
-		}
-		return defaultTranscriptPath(repo.TopLevel, sid)
-	})
+	plan, err := en.PlanResume(e.ctx, string(target.Ref), resumeRemote, transcriptPlace(repo))
 	if err != nil {
 		return err
 	}
@@ -143,6 +139,19 @@ func (c *resumeCmd) decideNewer(restores []engine.TranscriptRestore) (map[string
 			strings.Join(refused, "\n  "))
 	}
 	return keep, nil
+}
+
+// transcriptPlace is where rewind and resume write transcripts back in this repository.
+func transcriptPlace(repo *gitexec.Repo) engine.TranscriptPlace {
+	return engine.TranscriptPlace{
+		Override: os.Getenv("ENTIRE_TEST_CLAUDE_PROJECT_DIR"),
+		Default: func(agent, sid string) string {
+			if agent != engine.AgentClaudeCode {
+				return ""
+			}
+			return defaultTranscriptPath(repo.TopLevel, sid)
+		},
+	}
 }
 
 // refuseUncommitted refuses to switch branches over uncommitted changes to tracked files, as
