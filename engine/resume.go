@@ -14,10 +14,11 @@ import (
 	"github.com/entirerec/entire/gitexec"
 )
 
-// Resume (spec §10): find a branch's newest linked commit, read its checkpoint (fetching the
-// remote's record when the local one lacks it), and plan writing every session's transcript
-// back to where its agent looks for it. Planning changes nothing; the caller decides what to
-// do about local transcripts that are newer than the checkpoint's, then calls WriteTranscript.
+// Resume (spec §3.6, §10): find a branch's newest linked commit, read its checkpoint (fetching
+// the remote's record when the local one lacks it), and plan writing every session's
+// transcript back to where its agent looks for it. Planning touches no transcript and no work
+// tree; the caller decides what to do about local transcripts holding what the checkpoint's
+// lack (Conflicts), then calls WriteTranscript.
 
 // ErrBranchNotFound reports a branch that is neither local nor a remote-tracking branch.
 var ErrBranchNotFound = errors.New("branch not found")
@@ -49,9 +50,10 @@ type RestoreStatus int
 
 // The outcomes of comparing the checkpoint's transcript with the local file.
 const (
-	RestoreWrite      RestoreStatus = iota // missing or older locally: write it
-	RestoreUpToDate                        // the local file already has exactly this content
-	RestoreLocalNewer                      // the local file has more lines: ask, or need --force
+	RestoreNew      RestoreStatus = iota // no local file: write it
+	RestoreUpToDate                      // the local file already has exactly this content
+	RestoreBehind                        // the local file is an earlier part of the checkpoint's: write it
+	RestoreConflict                      // the local file has content the checkpoint's lacks: only with consent
 )
 
 // TranscriptRestore is one session's transcript as resume would write it.
@@ -64,6 +66,7 @@ type TranscriptRestore struct {
 	Lines      int       // lines in Data
 	LastEntry  time.Time // the checkpoint transcript's last entry (zero when unknown)
 	LocalLines int       // lines in the local file (0 when missing)
+	LocalLast  time.Time // the local file's last entry (zero when unknown)
 	Status     RestoreStatus
 }
 
@@ -73,6 +76,17 @@ type ResumePlan struct {
 	Checkpoint *Checkpoint
 	Restores   []TranscriptRestore // oldest session first: the last is the most recent
 	Skipped    []string            // why some slots cannot be restored, one line each
+}
+
+// Conflicts are the restores that would overwrite local transcript content.
+func (p *ResumePlan) Conflicts() []TranscriptRestore {
+	var out []TranscriptRestore
+	for _, r := range p.Restores {
+		if r.Status == RestoreConflict {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // DefaultTranscriptFunc is an agent's default transcript location for a session, "" if unknown.
@@ -161,14 +175,15 @@ func (en *Engine) restoreFor(s Slot, place TranscriptPlace) (TranscriptRestore, 
 	local, err := os.ReadFile(path)
 	switch {
 	case err != nil:
-		r.Status = RestoreWrite
+		r.Status = RestoreNew
 	case bytes.Equal(local, s.Transcript):
-		r.LocalLines, r.Status = r.Lines, RestoreUpToDate
+		r.LocalLines, r.LocalLast, r.Status = r.Lines, r.LastEntry, RestoreUpToDate
 	default:
 		r.LocalLines = countLines(local)
-		r.Status = RestoreWrite
-		if r.LocalLines > r.Lines {
-			r.Status = RestoreLocalNewer
+		r.LocalLast, _ = claudecode.LastTimestamp(local)
+		r.Status = RestoreConflict
+		if bytes.HasPrefix(s.Transcript, local) {
+			r.Status = RestoreBehind // nothing local is lost
 		}
 	}
 	return r, ""

@@ -34,16 +34,17 @@ func TestRestoreFor(t *testing.T) {
 		path   string
 		reason string // non-empty: skipped with this text
 	}{
-		{name: "missing", slot: slot(AgentClaudeCode, rel, data), want: RestoreWrite, path: abs},
+		{name: "missing", slot: slot(AgentClaudeCode, rel, data), want: RestoreNew, path: abs},
 		{name: "same", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\n", want: RestoreUpToDate, path: abs},
-		{name: "older", slot: slot(AgentClaudeCode, rel, data), local: "a\n", want: RestoreWrite, path: abs},
-		{name: "differs, as long", slot: slot(AgentClaudeCode, rel, data), local: "x\ny\n", want: RestoreWrite, path: abs},
-		{name: "newer", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreLocalNewer, path: abs},
-		{name: "escaping path", slot: slot(AgentClaudeCode, "../evil.jsonl", data), want: RestoreWrite, path: def("", "s")},
-		{name: "no path", slot: slot(AgentClaudeCode, "", data), want: RestoreWrite, path: def("", "s")},
-		{name: "claude project dir set", slot: slot(AgentClaudeCode, rel, data), place: &override, want: RestoreWrite,
+		{name: "older prefix", slot: slot(AgentClaudeCode, rel, data), local: "a\n", want: RestoreBehind, path: abs},
+		{name: "differs, as long", slot: slot(AgentClaudeCode, rel, data), local: "x\ny\n", want: RestoreConflict, path: abs},
+		{name: "differs, shorter", slot: slot(AgentClaudeCode, rel, data), local: "x\n", want: RestoreConflict, path: abs},
+		{name: "newer", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreConflict, path: abs},
+		{name: "escaping path", slot: slot(AgentClaudeCode, "../evil.jsonl", data), want: RestoreNew, path: def("", "s")},
+		{name: "no path", slot: slot(AgentClaudeCode, "", data), want: RestoreNew, path: def("", "s")},
+		{name: "claude project dir set", slot: slot(AgentClaudeCode, rel, data), place: &override, want: RestoreNew,
 			path: filepath.Join(home, "claude-project", "s.jsonl")},
-		{name: "claude project dir is not gemini's", slot: slot("Gemini CLI", rel, data), place: &override, want: RestoreWrite, path: abs},
+		{name: "claude project dir is not gemini's", slot: slot("Gemini CLI", rel, data), place: &override, want: RestoreNew, path: abs},
 		{name: "unknown agent", slot: slot("Agent", rel, data), reason: "cannot be resumed"},
 		{name: "no transcript", slot: slot(AgentClaudeCode, rel, nil), reason: "no transcript"},
 		{name: "no session", slot: Slot{Meta: CommittedMetadata{Agent: AgentClaudeCode}, Transcript: data}, reason: "without a session ID"},
@@ -158,19 +159,32 @@ func TestPlanResumeRestoresEverySlotOldestFirst(t *testing.T) {
 	rdCommit(t, en.Repo, string(metaRef), "", "Checkpoint: "+id, files)
 	rdCommit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "1\n"})
 	dir := t.TempDir()
+	// s-early's local file is an earlier part of its checkpoint transcript; s-late's is not.
+	if err := os.WriteFile(filepath.Join(dir, "s-late.jsonl"), []byte(line("other", "2026-01-02T03:00:10Z")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s-early.jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	place := TranscriptPlace{Default: func(agent, sid string) string { return filepath.Join(dir, sid+".jsonl") }}
 
 	plan, err := en.PlanResume(ctx, "refs/heads/main", "", place)
 	if err != nil {
 		t.Fatal(err)
 	}
-	type got struct{ SID, Prompt, Data string }
+	type got struct {
+		SID, Prompt, Data string
+		Status            RestoreStatus
+	}
 	var have []got
 	for _, r := range plan.Restores {
-		have = append(have, got{r.SessionID, r.Prompt, string(r.Data)})
+		have = append(have, got{r.SessionID, r.Prompt, string(r.Data), r.Status})
 	}
-	want := []got{{"s-early", "early work", early}, {"s-late", "late work", late}}
+	want := []got{{"s-early", "early work", early, RestoreBehind}, {"s-late", "late work", late, RestoreConflict}}
 	if diff := cmp.Diff(want, have); diff != "" {
 		t.Fatalf("restores (-want +got):\n%s", diff)
+	}
+	if c := plan.Conflicts(); len(c) != 1 || c[0].SessionID != "s-late" || c[0].LocalLines != 1 {
+		t.Fatalf("conflicts = %+v", c)
 	}
 }

@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/gitexec"
 )
 
 // resumeCmd is `entire resume <branch>` (spec §3.6): check out the branch, restore the
-// transcripts of its newest checkpoint, and print how to continue each session. Every check
-// runs before anything changes, so a refusal leaves the repository and the transcripts as
-// they were.
+// transcript of every session of its newest checkpoint, and print how to continue each. Every
+// check runs before anything changes, so a refusal leaves the repository and the transcripts
+// as they were.
 type resumeCmd struct {
 	Branch string `arg:"" help:"Branch to check out and continue (local, or origin's)."`
-	Force  bool   `short:"f" help:"Overwrite local transcripts that have more lines than the checkpoint's."`
+	Force  bool   `short:"f" help:"Overwrite local transcripts that differ from the checkpoint's."`
 }
 
 // resumeRemote is where resume looks for branches and records the clone lacks.
@@ -28,7 +29,7 @@ func (c *resumeCmd) Run(e *env) error {
 		return err
 	}
 	defer done()
-	repo := en.Repo
+	repo, term := en.Repo, newTerminal()
 
 	target, err := engine.FindBranch(e.ctx, repo, c.Branch, resumeRemote)
 	if errors.Is(err, engine.ErrBranchNotFound) {
@@ -52,7 +53,7 @@ func (c *resumeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	keep, err := c.decideNewer(plan.Restores)
+	keep, err := c.settleConflicts(e, term, plan)
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func (c *resumeCmd) Run(e *env) error {
 	for _, r := range plan.Restores {
 		switch {
 		case keep[r.SessionID]:
-			fmt.Fprintf(e.stdout, "  kept the newer local transcript of %s: %s\n", r.SessionID, r.Path)
+			fmt.Fprintf(e.stdout, "  kept the local transcript of %s: %s\n", r.SessionID, r.Path)
 		case r.Status == engine.RestoreUpToDate:
 			fmt.Fprintf(e.stdout, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
 		default:
@@ -85,6 +86,67 @@ func (c *resumeCmd) Run(e *env) error {
 	}
 	printContinue(e, plan.Restores)
 	return nil
+}
+
+// settleConflicts decides about local transcripts the restore would overwrite (content the
+// checkpoint's lacks): --force overwrites them, a person is asked once (default: keep them),
+// and without a terminal resume refuses before anything changes. It returns the sessions
+// whose local transcript is kept.
+func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *engine.ResumePlan) (map[string]bool, error) {
+	conflicts := plan.Conflicts()
+	if len(conflicts) == 0 || c.Force {
+		return nil, nil
+	}
+	fmt.Fprintln(e.stderr, "Warning: Local session log(s) differ from the checkpoint's and would be overwritten:")
+	var named []string
+	for _, r := range conflicts {
+		fmt.Fprintf(e.stderr, "  %s: %s (local %s, checkpoint %s)\n", r.SessionID, r.Path, lines(r.LocalLines), lines(r.Lines))
+		fmt.Fprintf(e.stderr, "    Local last entry:      %s\n", entryTime(r.LocalLast))
+		fmt.Fprintf(e.stderr, "    Checkpoint last entry: %s\n", entryTime(r.LastEntry))
+		named = append(named, fmt.Sprintf("%s (%s)", r.SessionID, r.Path))
+	}
+	if len(conflicts) < len(plan.Restores) {
+		fmt.Fprintln(e.stderr, "These other session(s) will also be restored:")
+		for _, r := range plan.Restores {
+			if r.Status != engine.RestoreConflict {
+				fmt.Fprintf(e.stderr, "  %s: %s (%s)\n", r.SessionID, r.Path, restoreNote[r.Status])
+			}
+		}
+	}
+	if !term.Available() {
+		return nil, fmt.Errorf("resume would overwrite the local session log(s) of %s; nothing was changed: use --force to overwrite them with the checkpoint's",
+			strings.Join(named, ", "))
+	}
+	if term.Confirm(nil, "Overwrite local session logs with checkpoint versions? [y/N] ", false) {
+		return nil, nil
+	}
+	fmt.Fprintln(e.stderr, "Local session logs preserved.")
+	keep := map[string]bool{}
+	for _, r := range conflicts {
+		keep[r.SessionID] = true
+	}
+	return keep, nil
+}
+
+// restoreNote says what restoring does to a session's local transcript.
+var restoreNote = map[engine.RestoreStatus]string{
+	engine.RestoreNew:      "new",
+	engine.RestoreUpToDate: "unchanged",
+	engine.RestoreBehind:   "checkpoint is newer",
+}
+
+func lines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
+}
+
+func entryTime(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // printContinue prints the command that continues each session, with its first prompt (spec
@@ -112,33 +174,6 @@ func printContinue(e *env, restores []engine.TranscriptRestore) {
 		}
 		fmt.Fprintln(e.stdout, line(r, note))
 	}
-}
-
-// decideNewer settles local transcripts that are newer than the checkpoint's: --force
-// overwrites them, a person is asked (default: keep), and without a terminal resume refuses.
-// It returns the sessions whose local transcript is kept.
-func (c *resumeCmd) decideNewer(restores []engine.TranscriptRestore) (map[string]bool, error) {
-	keep := map[string]bool{}
-	var refused []string
-	term := newTerminal()
-	for _, r := range restores {
-		if r.Status != engine.RestoreLocalNewer || c.Force {
-			continue
-		}
-		what := fmt.Sprintf("%s has %d lines, the checkpoint's transcript of %s has %d", r.Path, r.LocalLines, r.SessionID, r.Lines)
-		if !term.Available() {
-			refused = append(refused, what)
-			continue
-		}
-		if !term.Confirm([]string{"The local transcript is newer: " + what + "."}, "Overwrite it? [y/N] ", false) {
-			keep[r.SessionID] = true
-		}
-	}
-	if len(refused) > 0 {
-		return nil, fmt.Errorf("local transcript newer than the checkpoint's, not overwritten:\n  %s\nnothing was changed; run with --force to overwrite",
-			strings.Join(refused, "\n  "))
-	}
-	return keep, nil
 }
 
 // transcriptPlace is where rewind and resume write transcripts back in this repository.
