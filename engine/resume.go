@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/entirerec/entire/events/claudecode"
@@ -20,7 +21,7 @@ import (
 // tree; the caller decides what to do about local transcripts holding what the checkpoint's
 // lack (Conflicts), then calls WriteTranscript.
 
-// ErrBranchNotFound reports a branch that is neither local nor a remote-tracking branch.
+// ErrBranchNotFound reports a branch that is neither local nor on the remote.
 var ErrBranchNotFound = errors.New("branch not found")
 
 // BranchTarget is the branch resume switches to.
@@ -43,6 +44,30 @@ func FindBranch(ctx context.Context, repo *gitexec.Repo, branch, remote string) 
 		}
 	}
 	return BranchTarget{}, fmt.Errorf("%w: %s", ErrBranchNotFound, branch)
+}
+
+// FetchBranch fetches remote's branch into its remote-tracking ref, for resume to create the
+// local branch from; ErrBranchNotFound when remote is not configured or has no such branch.
+func (en *Engine) FetchBranch(ctx context.Context, branch, remote string) (BranchTarget, error) {
+	if branch == "" || strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, ":*?[\\^~ \t\n\x00") {
+		return BranchTarget{}, fmt.Errorf("%w: %q is not a branch name", ErrBranchNotFound, branch)
+	}
+	if ok, err := en.Repo.RemoteConfigured(ctx, remote); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("%w: %s (no remote %q)", ErrBranchNotFound, branch, remote)
+		}
+		return BranchTarget{}, err
+	}
+	fmt.Fprintf(en.Stderr, "Fetching branch '%s' from %s...\n", branch, remote)
+	tracking := gitexec.RefName("refs/remotes/" + remote + "/" + branch)
+	err := en.Repo.Fetch(ctx, remote, []string{"+" + string(gitexec.BranchRef(branch)) + ":" + string(tracking)}, pushTimeout)
+	if errors.Is(err, gitexec.ErrRemoteRefMissing) {
+		return BranchTarget{}, fmt.Errorf("%w: %s", ErrBranchNotFound, branch)
+	}
+	if err != nil {
+		return BranchTarget{}, fmt.Errorf("fetch branch %s from %s: %w", branch, remote, err)
+	}
+	return BranchTarget{Branch: branch, Ref: tracking, Track: tracking}, nil
 }
 
 // RestoreStatus says what resume does with one session's transcript.

@@ -188,3 +188,31 @@ func TestPlanResumeRestoresEverySlotOldestFirst(t *testing.T) {
 		t.Fatalf("conflicts = %+v", c)
 	}
 }
+
+func TestFetchBranch(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	remote := filepath.Join(base, "remote.git")
+	en := shareEngine(t, filepath.Join(base, "clone"), nil)
+	shareGit(t, "", "init", "-q", "--bare", "-b", "main", remote)
+	shareGit(t, en.Repo.TopLevel, "commit", "-q", "--allow-empty", "-m", "init")
+	shareGit(t, en.Repo.TopLevel, "push", "-q", remote, "HEAD:refs/heads/topic")
+	want := shareGit(t, en.Repo.TopLevel, "rev-parse", "HEAD")
+
+	if _, err := en.FetchBranch(ctx, "topic", "origin"); !errors.Is(err, ErrBranchNotFound) {
+		t.Fatalf("no origin: %v, want ErrBranchNotFound", err)
+	}
+	shareGit(t, en.Repo.TopLevel, "remote", "add", "origin", remote)
+	b, err := en.FetchBranch(ctx, "topic", "origin")
+	if err != nil || b.Branch != "topic" || b.Track != "refs/remotes/origin/topic" || b.Ref != b.Track {
+		t.Fatalf("topic: %+v %v", b, err)
+	}
+	if got := shareGit(t, en.Repo.TopLevel, "rev-parse", "refs/remotes/origin/topic"); got != want {
+		t.Fatalf("origin/topic = %s, want %s", got, want)
+	}
+	for _, name := range []string{"nope", "a:b", "-x", "a b"} {
+		if _, err := en.FetchBranch(ctx, name, "origin"); !errors.Is(err, ErrBranchNotFound) {
+			t.Fatalf("%q: %v, want ErrBranchNotFound", name, err)
+		}
+	}
+}

@@ -16,8 +16,8 @@ import (
 // check runs before anything changes, so a refusal leaves the repository and the transcripts
 // as they were.
 type resumeCmd struct {
-	Branch string `arg:"" help:"Branch to check out and continue (local, or origin's)."`
-	Force  bool   `short:"f" help:"Overwrite local transcripts that differ from the checkpoint's."`
+	Branch string `arg:"" help:"Branch to check out and continue (local, else fetched from origin)."`
+	Force  bool   `short:"f" help:"Overwrite local transcripts that differ from the checkpoint's, and fetch a branch only origin has without asking."`
 }
 
 // resumeRemote is where resume looks for branches and records the clone lacks.
@@ -31,12 +31,8 @@ func (c *resumeCmd) Run(e *env) error {
 	defer done()
 	repo, term := en.Repo, newTerminal()
 
-	target, err := engine.FindBranch(e.ctx, repo, c.Branch, resumeRemote)
-	if errors.Is(err, engine.ErrBranchNotFound) {
-		return fmt.Errorf("branch %q not found: it is not a local branch and %s/%s does not exist (git fetch %s?)",
-			c.Branch, resumeRemote, c.Branch, resumeRemote)
-	}
-	if err != nil {
+	target, ok, err := c.findBranch(e, en, term)
+	if err != nil || !ok {
 		return err
 	}
 	current, _, err := repo.HeadBranch(e.ctx)
@@ -86,6 +82,36 @@ func (c *resumeCmd) Run(e *env) error {
 	}
 	printContinue(e, plan.Restores)
 	return nil
+}
+
+// findBranch finds the branch to resume: a local one, else origin's, fetched (after asking a
+// person, unless --force) so that a branch this clone has never seen can be resumed too.
+// ok=false when the person declines.
+func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal) (engine.BranchTarget, bool, error) {
+	target, err := engine.FindBranch(e.ctx, en.Repo, c.Branch, resumeRemote)
+	known := err == nil
+	if known && target.Track == "" {
+		return target, true, nil
+	}
+	if err != nil && !errors.Is(err, engine.ErrBranchNotFound) {
+		return target, false, err
+	}
+	if !c.Force && term.Available() &&
+		!term.Confirm(nil, fmt.Sprintf("Branch '%s' not found locally. Fetch from %s? [Y/n] ", c.Branch, resumeRemote), true) {
+		fmt.Fprintln(e.stderr, "Resume cancelled.")
+		return target, false, nil
+	}
+	fetched, err := en.FetchBranch(e.ctx, c.Branch, resumeRemote)
+	switch {
+	case err == nil:
+		return fetched, true, nil
+	case known: // offline, or deleted there since: the remote-tracking branch will do
+		fmt.Fprintf(e.stderr, "Warning: %v; resuming %s as last fetched\n", err, target.Ref)
+		return target, true, nil
+	case errors.Is(err, engine.ErrBranchNotFound):
+		return target, false, fmt.Errorf("branch '%s' not found locally or on %s", c.Branch, resumeRemote)
+	}
+	return target, false, err
 }
 
 // settleConflicts decides about local transcripts the restore would overwrite (content the
