@@ -7,16 +7,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
+	"time"
 
+	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
 )
 
-// Resume (spec §10): find a branch's newest linked commit, read its checkpoint (fetching the
-// remote's record when the local one lacks it), and plan writing every session's transcript
-// back to where its agent looks for it. Planning changes nothing; the caller decides what to
-// do about local transcripts that are newer than the checkpoint's, then calls WriteTranscript.
+// Resume (spec §3.6, §10): find a branch's newest linked commit, read its checkpoint (fetching
+// the remote's record when the local one lacks it), and plan writing every session's
+// transcript back to where its agent looks for it. Planning touches no transcript and no work
+// tree; the caller decides what to do about local transcripts holding what the checkpoint's
+// lack (Conflicts), then calls WriteTranscript.
 
-// ErrBranchNotFound reports a branch that is neither local nor a remote-tracking branch.
+// ErrBranchNotFound reports a branch that is neither local nor on the remote.
 var ErrBranchNotFound = errors.New("branch not found")
 
 // BranchTarget is the branch resume switches to.
@@ -41,24 +46,52 @@ func FindBranch(ctx context.Context, repo *gitexec.Repo, branch, remote string) 
 	return BranchTarget{}, fmt.Errorf("%w: %s", ErrBranchNotFound, branch)
 }
 
+// FetchBranch fetches remote's branch into its remote-tracking ref, for resume to create the
+// local branch from; ErrBranchNotFound when remote is not configured or has no such branch.
+func (en *Engine) FetchBranch(ctx context.Context, branch, remote string) (BranchTarget, error) {
+	if branch == "" || strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, ":*?[\\^~ \t\n\x00") {
+		return BranchTarget{}, fmt.Errorf("%w: %q is not a branch name", ErrBranchNotFound, branch)
+	}
+	if ok, err := en.Repo.RemoteConfigured(ctx, remote); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("%w: %s (no remote %q)", ErrBranchNotFound, branch, remote)
+		}
+		return BranchTarget{}, err
+	}
+	fmt.Fprintf(en.Stderr, "Fetching branch '%s' from %s...\n", branch, remote)
+	tracking := gitexec.RefName("refs/remotes/" + remote + "/" + branch)
+	err := en.Repo.Fetch(ctx, remote, []string{"+" + string(gitexec.BranchRef(branch)) + ":" + string(tracking)}, pushTimeout)
+	if errors.Is(err, gitexec.ErrRemoteRefMissing) {
+		return BranchTarget{}, fmt.Errorf("%w: %s", ErrBranchNotFound, branch)
+	}
+	if err != nil {
+		return BranchTarget{}, fmt.Errorf("fetch branch %s from %s: %w", branch, remote, err)
+	}
+	return BranchTarget{Branch: branch, Ref: tracking, Track: tracking}, nil
+}
+
 // RestoreStatus says what resume does with one session's transcript.
 type RestoreStatus int
 
 // The outcomes of comparing the checkpoint's transcript with the local file.
 const (
-	RestoreWrite      RestoreStatus = iota // missing or older locally: write it
-	RestoreUpToDate                        // the local file already has exactly this content
-	RestoreLocalNewer                      // the local file has more lines: ask, or need --force
+	RestoreNew      RestoreStatus = iota // no local file: write it
+	RestoreUpToDate                      // the local file already has exactly this content
+	RestoreBehind                        // the local file is an earlier part of the checkpoint's: write it
+	RestoreConflict                      // the local file has content the checkpoint's lacks: only with consent
 )
 
 // TranscriptRestore is one session's transcript as resume would write it.
 type TranscriptRestore struct {
 	SessionID  string
 	Agent      string
-	Path       string // absolute destination
-	Data       []byte // the checkpoint's transcript
-	Lines      int    // lines in Data
-	LocalLines int    // lines in the local file (0 when missing)
+	Prompt     string    // the session's first prompt, "" when it has none
+	Path       string    // absolute destination
+	Data       []byte    // the checkpoint's transcript
+	Lines      int       // lines in Data
+	LastEntry  time.Time // the checkpoint transcript's last entry (zero when unknown)
+	LocalLines int       // lines in the local file (0 when missing)
+	LocalLast  time.Time // the local file's last entry (zero when unknown)
 	Status     RestoreStatus
 }
 
@@ -66,8 +99,19 @@ type TranscriptRestore struct {
 type ResumePlan struct {
 	Commit     *LinkedCommit // the newest linked commit; nil when the branch has none
 	Checkpoint *Checkpoint
-	Restores   []TranscriptRestore
-	Skipped    []string // why some slots cannot be restored, one line each
+	Restores   []TranscriptRestore // oldest session first: the last is the most recent
+	Skipped    []string            // why some slots cannot be restored, one line each
+}
+
+// Conflicts are the restores that would overwrite local transcript content.
+func (p *ResumePlan) Conflicts() []TranscriptRestore {
+	var out []TranscriptRestore
+	for _, r := range p.Restores {
+		if r.Status == RestoreConflict {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // DefaultTranscriptFunc is an agent's default transcript location for a session, "" if unknown.
@@ -76,9 +120,10 @@ type DefaultTranscriptFunc func(agent, sessionID string) string
 // resumeScan bounds how many linked commits resume reads to find the newest.
 const resumeScan = 20
 
-// PlanResume reads the newest checkpoint linked from rev and plans its transcripts' restore.
-// When the local record lacks that checkpoint it fetches remote's ("" disables fetching).
-func (en *Engine) PlanResume(ctx context.Context, rev, remote string, def DefaultTranscriptFunc) (*ResumePlan, error) {
+// PlanResume reads the newest checkpoint linked from rev and plans restoring the transcript of
+// every session in it (every slot) to where place says its agent keeps it. When the local
+// record lacks that checkpoint it fetches remote's ("" disables fetching).
+func (en *Engine) PlanResume(ctx context.Context, rev, remote string, place TranscriptPlace) (*ResumePlan, error) {
 	linked, err := LinkedCommits(ctx, en.Repo, rev, "", resumeScan)
 	if err != nil || len(linked) == 0 {
 		return &ResumePlan{}, err
@@ -96,13 +141,17 @@ func (en *Engine) PlanResume(ctx context.Context, rev, remote string, def Defaul
 		return nil, err
 	}
 	for _, s := range plan.Checkpoint.Slots {
-		r, why := en.restoreFor(s, def)
+		r, why := en.restoreFor(s, place)
 		if why != "" {
 			plan.Skipped = append(plan.Skipped, why)
 			continue
 		}
 		plan.Restores = append(plan.Restores, r)
 	}
+	// Slots are in condensation order; the sessions' own last entries say which is newest.
+	sort.SliceStable(plan.Restores, func(i, j int) bool {
+		return plan.Restores[i].LastEntry.Before(plan.Restores[j].LastEntry)
+	})
 	return plan, nil
 }
 
@@ -129,7 +178,7 @@ func (en *Engine) ReaderWithCheckpoint(ctx context.Context, id, remote string) (
 
 // restoreFor plans one slot, or says why it cannot be restored (spec §3.9: no session ID, no
 // or unknown agent, no transcript).
-func (en *Engine) restoreFor(s Slot, def DefaultTranscriptFunc) (TranscriptRestore, string) {
+func (en *Engine) restoreFor(s Slot, place TranscriptPlace) (TranscriptRestore, string) {
 	m := s.Meta
 	switch {
 	case m.SessionID == "":
@@ -139,22 +188,27 @@ func (en *Engine) restoreFor(s Slot, def DefaultTranscriptFunc) (TranscriptResto
 	case s.Transcript == nil:
 		return TranscriptRestore{}, fmt.Sprintf("session %s: the checkpoint has no transcript", m.SessionID)
 	}
-	path := en.transcriptDestination(m, def)
+	path := en.placeTranscript(m, place)
 	if path == "" {
 		return TranscriptRestore{}, fmt.Sprintf("session %s: no known transcript location", m.SessionID)
 	}
 	r := TranscriptRestore{SessionID: m.SessionID, Agent: m.Agent, Path: path, Data: s.Transcript, Lines: countLines(s.Transcript)}
+	if p := s.AllPrompts(); len(p) > 0 {
+		r.Prompt = firstPrompt(p[0])
+	}
+	r.LastEntry, _ = claudecode.LastTimestamp(s.Transcript)
 	local, err := os.ReadFile(path)
 	switch {
 	case err != nil:
-		r.Status = RestoreWrite
+		r.Status = RestoreNew
 	case bytes.Equal(local, s.Transcript):
-		r.LocalLines, r.Status = r.Lines, RestoreUpToDate
+		r.LocalLines, r.LocalLast, r.Status = r.Lines, r.LastEntry, RestoreUpToDate
 	default:
 		r.LocalLines = countLines(local)
-		r.Status = RestoreWrite
-		if r.LocalLines > r.Lines {
-			r.Status = RestoreLocalNewer
+		r.LocalLast, _ = claudecode.LastTimestamp(local)
+		r.Status = RestoreConflict
+		if bytes.HasPrefix(s.Transcript, local) {
+			r.Status = RestoreBehind // nothing local is lost
 		}
 	}
 	return r, ""

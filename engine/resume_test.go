@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -15,6 +17,8 @@ func TestRestoreFor(t *testing.T) {
 	home := t.TempDir()
 	en := &Engine{Home: home, Store: NewStore(t.TempDir())}
 	def := func(agent, sid string) string { return filepath.Join(home, "default", sid+".jsonl") }
+	place := TranscriptPlace{Default: def}
+	override := TranscriptPlace{Override: filepath.Join(home, "claude-project"), Default: def}
 	rel := ".claude/projects/p/s.jsonl"
 	abs := filepath.Join(home, filepath.FromSlash(rel))
 	data := []byte("a\nb\n")
@@ -24,18 +28,23 @@ func TestRestoreFor(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		slot   Slot
-		local  string // "" = no local file
+		place  *TranscriptPlace // nil: place
+		local  string           // "" = no local file
 		want   RestoreStatus
 		path   string
 		reason string // non-empty: skipped with this text
 	}{
-		{name: "missing", slot: slot(AgentClaudeCode, rel, data), want: RestoreWrite, path: abs},
+		{name: "missing", slot: slot(AgentClaudeCode, rel, data), want: RestoreNew, path: abs},
 		{name: "same", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\n", want: RestoreUpToDate, path: abs},
-		{name: "older", slot: slot(AgentClaudeCode, rel, data), local: "a\n", want: RestoreWrite, path: abs},
-		{name: "differs, as long", slot: slot(AgentClaudeCode, rel, data), local: "x\ny\n", want: RestoreWrite, path: abs},
-		{name: "newer", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreLocalNewer, path: abs},
-		{name: "escaping path", slot: slot(AgentClaudeCode, "../evil.jsonl", data), want: RestoreWrite, path: def("", "s")},
-		{name: "no path", slot: slot(AgentClaudeCode, "", data), want: RestoreWrite, path: def("", "s")},
+		{name: "older prefix", slot: slot(AgentClaudeCode, rel, data), local: "a\n", want: RestoreBehind, path: abs},
+		{name: "differs, as long", slot: slot(AgentClaudeCode, rel, data), local: "x\ny\n", want: RestoreConflict, path: abs},
+		{name: "differs, shorter", slot: slot(AgentClaudeCode, rel, data), local: "x\n", want: RestoreConflict, path: abs},
+		{name: "newer", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreConflict, path: abs},
+		{name: "escaping path", slot: slot(AgentClaudeCode, "../evil.jsonl", data), want: RestoreNew, path: def("", "s")},
+		{name: "no path", slot: slot(AgentClaudeCode, "", data), want: RestoreNew, path: def("", "s")},
+		{name: "claude project dir set", slot: slot(AgentClaudeCode, rel, data), place: &override, want: RestoreNew,
+			path: filepath.Join(home, "claude-project", "s.jsonl")},
+		{name: "claude project dir is not gemini's", slot: slot("Gemini CLI", rel, data), place: &override, want: RestoreNew, path: abs},
 		{name: "unknown agent", slot: slot("Agent", rel, data), reason: "cannot be resumed"},
 		{name: "no transcript", slot: slot(AgentClaudeCode, rel, nil), reason: "no transcript"},
 		{name: "no session", slot: Slot{Meta: CommittedMetadata{Agent: AgentClaudeCode}, Transcript: data}, reason: "without a session ID"},
@@ -50,7 +59,11 @@ func TestRestoreFor(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r, why := en.restoreFor(tc.slot, def)
+			p := place
+			if tc.place != nil {
+				p = *tc.place
+			}
+			r, why := en.restoreFor(tc.slot, p)
 			if tc.reason != "" {
 				if !strings.Contains(why, tc.reason) {
 					t.Fatalf("skip reason %q, want %q", why, tc.reason)
@@ -107,8 +120,9 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	newest := rdCommit(t, en.Repo, "refs/heads/main", older, "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "2\n"})
 	rdCommit(t, en.Repo, "refs/heads/main", newest, "unlinked", map[string]string{"x": "3\n"})
 	def := func(agent, sid string) string { return filepath.Join(en.Home, "d", sid+".jsonl") }
+	place := TranscriptPlace{Default: def}
 
-	plan, err := en.PlanResume(ctx, "refs/heads/main", "", def)
+	plan, err := en.PlanResume(ctx, "refs/heads/main", "", place)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,10 +132,87 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	if r := plan.Restores[0]; r.SessionID != "s1" || r.Path != def("", "s1") || string(r.Data) != rdLine1+"\n" {
 		t.Fatalf("restore = %+v", r)
 	}
-	if _, err := en.PlanResume(ctx, string(older), "", def); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := en.PlanResume(ctx, string(older), "", place); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("missing checkpoint: %v", err)
 	}
-	if plan, err := en.PlanResume(ctx, head, "", def); err != nil || plan.Commit != nil {
+	if plan, err := en.PlanResume(ctx, head, "", place); err != nil || plan.Commit != nil {
 		t.Fatalf("unlinked history: %+v %v", plan, err)
+	}
+}
+
+func TestPlanResumeRestoresEverySlotOldestFirst(t *testing.T) {
+	ctx := context.Background()
+	en, head := mtEngine(t)
+	const id = "b2c3d4e5f6a1"
+	line := func(prompt, ts string) string {
+		return `{"type":"user","message":{"content":"` + prompt + `"},"timestamp":"` + ts + `"}` + "\n"
+	}
+	// Slot 0's session went on longer than slot 1's: slot order is not recency.
+	late, early := line("late  work", "2026-01-02T03:00:09Z"), line("early work", "2026-01-02T03:00:01Z")
+	files := rdSlotFiles(id, "0", "s-late")
+	for k, v := range rdSlotFiles(id, "1", "s-early") {
+		files[k] = v
+	}
+	files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 2)
+	files[CheckpointPath(id)+"/0/full.jsonl"] = late
+	files[CheckpointPath(id)+"/1/full.jsonl"] = early
+	rdCommit(t, en.Repo, string(metaRef), "", "Checkpoint: "+id, files)
+	rdCommit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "1\n"})
+	dir := t.TempDir()
+	// s-early's local file is an earlier part of its checkpoint transcript; s-late's is not.
+	if err := os.WriteFile(filepath.Join(dir, "s-late.jsonl"), []byte(line("other", "2026-01-02T03:00:10Z")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s-early.jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	place := TranscriptPlace{Default: func(agent, sid string) string { return filepath.Join(dir, sid+".jsonl") }}
+
+	plan, err := en.PlanResume(ctx, "refs/heads/main", "", place)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		SID, Prompt, Data string
+		Status            RestoreStatus
+	}
+	var have []got
+	for _, r := range plan.Restores {
+		have = append(have, got{r.SessionID, r.Prompt, string(r.Data), r.Status})
+	}
+	want := []got{{"s-early", "early work", early, RestoreBehind}, {"s-late", "late work", late, RestoreConflict}}
+	if diff := cmp.Diff(want, have); diff != "" {
+		t.Fatalf("restores (-want +got):\n%s", diff)
+	}
+	if c := plan.Conflicts(); len(c) != 1 || c[0].SessionID != "s-late" || c[0].LocalLines != 1 {
+		t.Fatalf("conflicts = %+v", c)
+	}
+}
+
+func TestFetchBranch(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	remote := filepath.Join(base, "remote.git")
+	en := shareEngine(t, filepath.Join(base, "clone"), nil)
+	shareGit(t, "", "init", "-q", "--bare", "-b", "main", remote)
+	shareGit(t, en.Repo.TopLevel, "commit", "-q", "--allow-empty", "-m", "init")
+	shareGit(t, en.Repo.TopLevel, "push", "-q", remote, "HEAD:refs/heads/topic")
+	want := shareGit(t, en.Repo.TopLevel, "rev-parse", "HEAD")
+
+	if _, err := en.FetchBranch(ctx, "topic", "origin"); !errors.Is(err, ErrBranchNotFound) {
+		t.Fatalf("no origin: %v, want ErrBranchNotFound", err)
+	}
+	shareGit(t, en.Repo.TopLevel, "remote", "add", "origin", remote)
+	b, err := en.FetchBranch(ctx, "topic", "origin")
+	if err != nil || b.Branch != "topic" || b.Track != "refs/remotes/origin/topic" || b.Ref != b.Track {
+		t.Fatalf("topic: %+v %v", b, err)
+	}
+	if got := shareGit(t, en.Repo.TopLevel, "rev-parse", "refs/remotes/origin/topic"); got != want {
+		t.Fatalf("origin/topic = %s, want %s", got, want)
+	}
+	for _, name := range []string{"nope", "a:b", "-x", "a b"} {
+		if _, err := en.FetchBranch(ctx, name, "origin"); !errors.Is(err, ErrBranchNotFound) {
+			t.Fatalf("%q: %v, want ErrBranchNotFound", name, err)
+		}
 	}
 }

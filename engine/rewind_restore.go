@@ -49,19 +49,24 @@ type RewindTranscript struct {
 	Remove    bool // the transcript did not exist before the rewind being undone
 }
 
-// TranscriptPlace says where restored transcripts go: every session's <id>.jsonl in Override
-// when it is set (ENTIRE_TEST_CLAUDE_PROJECT_DIR), else where resume would put them.
+// TranscriptPlace says where rewind and resume write restored transcripts: a Claude Code
+// session's <id>.jsonl goes to Override when it is set (ENTIRE_TEST_CLAUDE_PROJECT_DIR names
+// the directory Claude Code reads sessions from); otherwise, and for other agents, a
+// transcript goes where the checkpoint's metadata, the session state or Default put it (spec
+// §13).
 type TranscriptPlace struct {
 	Override string
 	Default  DefaultTranscriptFunc
 }
 
+// placeTranscript is a session's restore destination; a slot without an agent is Claude
+// Code's (records older than the agent field).
 func (en *Engine) placeTranscript(m CommittedMetadata, place TranscriptPlace) string {
-	if place.Override != "" {
-		return filepath.Join(place.Override, m.SessionID+".jsonl")
-	}
 	if m.Agent == "" {
 		m.Agent = AgentClaudeCode
+	}
+	if place.Override != "" && m.Agent == AgentClaudeCode {
+		return filepath.Join(place.Override, m.SessionID+".jsonl")
 	}
 	return en.transcriptDestination(m, place.Default)
 }

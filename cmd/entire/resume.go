@@ -3,19 +3,21 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/gitexec"
 )
 
-// resumeCmd is `entire resume <branch>` (spec §10): check out the branch, restore the
-// transcripts of its newest checkpoint, and print how to continue each session. Every check
-// runs before anything changes, so a refusal leaves the repository and the transcripts as
-// they were.
+// resumeCmd is `entire resume <branch>` (spec §3.6): check out the branch, restore the
+// transcript of every session of its newest checkpoint, and print how to continue each. Every
+// check runs before anything changes, so a refusal leaves the repository and the transcripts
+// as they were.
 type resumeCmd struct {
-	Branch string `arg:"" help:"Branch to check out and continue (local, or origin's)."`
-	Force  bool   `short:"f" help:"Overwrite local transcripts that have more lines than the checkpoint's."`
+	Branch string `arg:"" help:"Branch to check out and continue (local, else fetched from origin)."`
+	Force  bool   `short:"f" help:"Overwrite local transcripts that differ from the checkpoint's, and fetch a branch only origin has without asking."`
 }
 
 // resumeRemote is where resume looks for branches and records the clone lacks.
@@ -27,14 +29,10 @@ func (c *resumeCmd) Run(e *env) error {
 		return err
 	}
 	defer done()
-	repo := en.Repo
+	repo, term := en.Repo, newTerminal()
 
-	target, err := engine.FindBranch(e.ctx, repo, c.Branch, resumeRemote)
-	if errors.Is(err, engine.ErrBranchNotFound) {
-		return fmt.Errorf("branch %q not found: it is not a local branch and %s/%s does not exist (git fetch %s?)",
-			c.Branch, resumeRemote, c.Branch, resumeRemote)
-	}
-	if err != nil {
+	target, ok, err := c.findBranch(e, en, term)
+	if err != nil || !ok {
 		return err
 	}
 	current, _, err := repo.HeadBranch(e.ctx)
@@ -47,16 +45,11 @@ func (c *resumeCmd) Run(e *env) error {
 			return err
 		}
 	}
-	plan, err := en.PlanResume(e.ctx, string(target.Ref), resumeRemote, func(agent, sid string) string {
-		if agent != engine.AgentClaudeCode {
-			return ""
-		}
-		return defaultTranscriptPath(repo.TopLevel, sid)
-	})
+	plan, err := en.PlanResume(e.ctx, string(target.Ref), resumeRemote, transcriptPlace(repo))
 	if err != nil {
 		return err
 	}
-	keep, err := c.decideNewer(plan.Restores)
+	keep, err := c.settleConflicts(e, term, plan)
 	if err != nil {
 		return err
 	}
@@ -67,7 +60,7 @@ func (c *resumeCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "Switched to branch '%s'\n", target.Branch)
 	}
 	if plan.Commit == nil {
-		fmt.Fprintf(e.stdout, "No commit on %s is linked to an Entire checkpoint; nothing to restore.\n", c.Branch)
+		fmt.Fprintf(e.stdout, "No Entire checkpoint found on branch '%s'\n", c.Branch)
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "Checkpoint %s (commit %s %s)\n", plan.Commit.CheckpointID, plan.Commit.SHA.Short(7), plan.Commit.Subject)
@@ -77,7 +70,7 @@ func (c *resumeCmd) Run(e *env) error {
 	for _, r := range plan.Restores {
 		switch {
 		case keep[r.SessionID]:
-			fmt.Fprintf(e.stdout, "  kept the newer local transcript of %s: %s\n", r.SessionID, r.Path)
+			fmt.Fprintf(e.stdout, "  kept the local transcript of %s: %s\n", r.SessionID, r.Path)
 		case r.Status == engine.RestoreUpToDate:
 			fmt.Fprintf(e.stdout, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
 		default:
@@ -87,40 +80,139 @@ func (c *resumeCmd) Run(e *env) error {
 			fmt.Fprintf(e.stdout, "  restored transcript of %s (%d lines): %s\n", r.SessionID, r.Lines, r.Path)
 		}
 	}
-	if len(plan.Restores) > 0 {
-		fmt.Fprintln(e.stdout, "\nTo continue:")
-		for _, r := range plan.Restores {
-			fmt.Fprintf(e.stdout, "  %s\n", engine.ResumeCommand(r.Agent, r.SessionID))
-		}
-	}
+	printContinue(e, plan.Restores)
 	return nil
 }
 
-// decideNewer settles local transcripts that are newer than the checkpoint's: --force
-// overwrites them, a person is asked (default: keep), and without a terminal resume refuses.
-// It returns the sessions whose local transcript is kept.
-func (c *resumeCmd) decideNewer(restores []engine.TranscriptRestore) (map[string]bool, error) {
-	keep := map[string]bool{}
-	var refused []string
-	term := newTerminal()
-	for _, r := range restores {
-		if r.Status != engine.RestoreLocalNewer || c.Force {
-			continue
-		}
-		what := fmt.Sprintf("%s has %d lines, the checkpoint's transcript of %s has %d", r.Path, r.LocalLines, r.SessionID, r.Lines)
-		if !term.Available() {
-			refused = append(refused, what)
-			continue
-		}
-		if !term.Confirm([]string{"The local transcript is newer: " + what + "."}, "Overwrite it? [y/N] ", false) {
-			keep[r.SessionID] = true
+// findBranch finds the branch to resume: a local one, else origin's, fetched (after asking a
+// person, unless --force) so that a branch this clone has never seen can be resumed too.
+// ok=false when the person declines.
+func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal) (engine.BranchTarget, bool, error) {
+	target, err := engine.FindBranch(e.ctx, en.Repo, c.Branch, resumeRemote)
+	known := err == nil
+	if known && target.Track == "" {
+		return target, true, nil
+	}
+	if err != nil && !errors.Is(err, engine.ErrBranchNotFound) {
+		return target, false, err
+	}
+	if !c.Force && term.Available() &&
+		!term.Confirm(nil, fmt.Sprintf("Branch '%s' not found locally. Fetch from %s? [Y/n] ", c.Branch, resumeRemote), true) {
+		fmt.Fprintln(e.stderr, "Resume cancelled.")
+		return target, false, nil
+	}
+	fetched, err := en.FetchBranch(e.ctx, c.Branch, resumeRemote)
+	switch {
+	case err == nil:
+		return fetched, true, nil
+	case known: // offline, or deleted there since: the remote-tracking branch will do
+		fmt.Fprintf(e.stderr, "Warning: %v; resuming %s as last fetched\n", err, target.Ref)
+		return target, true, nil
+	case errors.Is(err, engine.ErrBranchNotFound):
+		return target, false, fmt.Errorf("branch '%s' not found locally or on %s", c.Branch, resumeRemote)
+	}
+	return target, false, err
+}
+
+// settleConflicts decides about local transcripts the restore would overwrite (content the
+// checkpoint's lacks): --force overwrites them, a person is asked once (default: keep them),
+// and without a terminal resume refuses before anything changes. It returns the sessions
+// whose local transcript is kept.
+func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *engine.ResumePlan) (map[string]bool, error) {
+	conflicts := plan.Conflicts()
+	if len(conflicts) == 0 || c.Force {
+		return nil, nil
+	}
+	fmt.Fprintln(e.stderr, "Warning: Local session log(s) differ from the checkpoint's and would be overwritten:")
+	var named []string
+	for _, r := range conflicts {
+		fmt.Fprintf(e.stderr, "  %s: %s (local %s, checkpoint %s)\n", r.SessionID, r.Path, lines(r.LocalLines), lines(r.Lines))
+		fmt.Fprintf(e.stderr, "    Local last entry:      %s\n", entryTime(r.LocalLast))
+		fmt.Fprintf(e.stderr, "    Checkpoint last entry: %s\n", entryTime(r.LastEntry))
+		named = append(named, fmt.Sprintf("%s (%s)", r.SessionID, r.Path))
+	}
+	if len(conflicts) < len(plan.Restores) {
+		fmt.Fprintln(e.stderr, "These other session(s) will also be restored:")
+		for _, r := range plan.Restores {
+			if r.Status != engine.RestoreConflict {
+				fmt.Fprintf(e.stderr, "  %s: %s (%s)\n", r.SessionID, r.Path, restoreNote[r.Status])
+			}
 		}
 	}
-	if len(refused) > 0 {
-		return nil, fmt.Errorf("local transcript newer than the checkpoint's, not overwritten:\n  %s\nnothing was changed; run with --force to overwrite",
-			strings.Join(refused, "\n  "))
+	if !term.Available() {
+		return nil, fmt.Errorf("resume would overwrite the local session log(s) of %s; nothing was changed: use --force to overwrite them with the checkpoint's",
+			strings.Join(named, ", "))
+	}
+	if term.Confirm(nil, "Overwrite local session logs with checkpoint versions? [y/N] ", false) {
+		return nil, nil
+	}
+	fmt.Fprintln(e.stderr, "Local session logs preserved.")
+	keep := map[string]bool{}
+	for _, r := range conflicts {
+		keep[r.SessionID] = true
 	}
 	return keep, nil
+}
+
+// restoreNote says what restoring does to a session's local transcript.
+var restoreNote = map[engine.RestoreStatus]string{
+	engine.RestoreNew:      "new",
+	engine.RestoreUpToDate: "unchanged",
+	engine.RestoreBehind:   "checkpoint is newer",
+}
+
+func lines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
+}
+
+func entryTime(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// printContinue prints the command that continues each session, with its first prompt (spec
+// §3.6): the oldest first and the most recent marked when there are several.
+func printContinue(e *env, restores []engine.TranscriptRestore) {
+	line := func(r engine.TranscriptRestore, note string) string {
+		comment := strings.TrimSpace(truncate(r.Prompt, 60) + note)
+		if comment == "" {
+			return "  " + engine.ResumeCommand(r.Agent, r.SessionID)
+		}
+		return "  " + engine.ResumeCommand(r.Agent, r.SessionID) + "  # " + comment
+	}
+	switch len(restores) {
+	case 0:
+		return
+	case 1:
+		fmt.Fprintf(e.stdout, "\nSession: %s\n\nTo continue this session, run:\n%s\n", restores[0].SessionID, line(restores[0], ""))
+		return
+	}
+	fmt.Fprintf(e.stdout, "\nRestored %d sessions. To continue, run:\n", len(restores))
+	for i, r := range restores {
+		note := ""
+		if i == len(restores)-1 {
+			note = " (most recent)"
+		}
+		fmt.Fprintln(e.stdout, line(r, note))
+	}
+}
+
+// transcriptPlace is where rewind and resume write transcripts back in this repository.
+func transcriptPlace(repo *gitexec.Repo) engine.TranscriptPlace {
+	return engine.TranscriptPlace{
+		Override: os.Getenv("ENTIRE_TEST_CLAUDE_PROJECT_DIR"),
+		Default: func(agent, sid string) string {
+			if agent != engine.AgentClaudeCode {
+				return ""
+			}
+			return defaultTranscriptPath(repo.TopLevel, sid)
+		},
+	}
 }
 
 // refuseUncommitted refuses to switch branches over uncommitted changes to tracked files, as

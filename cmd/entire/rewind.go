@@ -96,16 +96,7 @@ func (c *rewindCmd) Run(e *env) error {
 	case c.LogsOnly || p.IsLogsOnly:
 		kind = engine.RewindLogsOnly
 	}
-	place := engine.TranscriptPlace{
-		Override: os.Getenv("ENTIRE_TEST_CLAUDE_PROJECT_DIR"),
-		Default: func(agent, sid string) string {
-			if agent != engine.AgentClaudeCode {
-				return ""
-			}
-			return defaultTranscriptPath(en.Repo.TopLevel, sid)
-		},
-	}
-	plan, err := en.PlanRewind(e.ctx, p, kind, place)
+	plan, err := en.PlanRewind(e.ctx, p, kind, transcriptPlace(en.Repo))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package claudecode
 
 import (
+	"bytes"
 	"strings"
+	"time"
 
 	"github.com/entirerec/entire/events"
 	"github.com/tidwall/gjson"
@@ -149,4 +151,25 @@ func (sc *scanner) usage(id string, u gjson.Result) {
 	}
 	sc.s.calls[id] = row
 	sc.s.Usage = sc.s.Usage.Add(row)
+}
+
+// LastTimestamp is the timestamp (RFC 3339) of the last line of a JSONL transcript that has
+// one; ok=false when none does. Resume orders sessions and reports conflicts by it.
+func LastTimestamp(data []byte) (t time.Time, ok bool) {
+	for len(data) > 0 {
+		i := bytes.LastIndexByte(bytes.TrimRight(data, "\n"), '\n')
+		line := bytes.TrimRight(data[i+1:], "\n")
+		data = data[:i+1]
+		if i < 0 {
+			data = nil
+		}
+		ts := gjson.GetBytes(line, "timestamp")
+		if ts.Type != gjson.String {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339Nano, ts.Str); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }

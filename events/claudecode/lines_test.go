@@ -1,6 +1,9 @@
 package claudecode
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestScanLineShapes(t *testing.T) {
 	tests := []struct {
@@ -29,6 +32,34 @@ func TestScanLineShapes(t *testing.T) {
 			s := ScanBytes([]byte(tt.line + "\n"))
 			if !tt.check(s) {
 				t.Errorf("ScanBytes(%s) = %+v", tt.line, s)
+			}
+		})
+	}
+}
+
+func TestLastTimestamp(t *testing.T) {
+	const a, b = `{"timestamp":"2026-01-02T03:00:01.000Z"}`, `{"timestamp":"2026-01-02T03:00:02.5Z"}`
+	for _, tc := range []struct {
+		name, data, want string // want "" = none
+	}{
+		{"last line", a + "\n" + b + "\n", "2026-01-02T03:00:02.5Z"},
+		{"no final newline", a + "\n" + b, "2026-01-02T03:00:02.5Z"},
+		{"trailing empty lines", a + "\n\n\n", "2026-01-02T03:00:01Z"},
+		{"skips lines without one", a + "\n{\"type\":\"x\"}\n{\"timestamp\":\"soon\"}\nnot json\n", "2026-01-02T03:00:01Z"},
+		{"single line", a, "2026-01-02T03:00:01Z"},
+		{"none", "{}\n[]\n", ""},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := LastTimestamp([]byte(tc.data))
+			if tc.want == "" {
+				if ok {
+					t.Fatalf("LastTimestamp = %v, want none", got)
+				}
+				return
+			}
+			if !ok || got.UTC().Format(time.RFC3339Nano) != tc.want {
+				t.Fatalf("LastTimestamp = %v %v, want %s", got, ok, tc.want)
 			}
 		})
 	}
