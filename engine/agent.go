@@ -82,8 +82,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 			}
 		}
 	}
-	in.ResetShadow, err = en.shouldResetShadow(ctx, s, wt, in.DirtyFiles)
-	if err != nil {
+	if in.ShadowExists, in.ShadowFiles, err = en.shadowFacts(ctx, wt, len(in.DirtyFiles) > 0); err != nil {
 		return err
 	}
 	in.Attribution = en.promptAttribution(ctx, s, in.DirtyFiles)
@@ -98,32 +97,27 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	return en.run(ctx, sess, en.event(in))
 }
 
-// shouldResetShadow is the overlap check at prompt start (seed 003, phase 1): a clean worktree,
-// or one whose changes do not overlap the shadow branch's files, means the shadow branch holds
-// dismissed work and the next checkpoint starts it afresh.
-func (en *Engine) shouldResetShadow(ctx context.Context, s State, wt events.Worktree, dirty []string) (bool, error) {
+// shadowFacts observes HEAD's shadow branch at prompt start for the overlap check (seed 003,
+// phase 1): whether it exists, and, when wanted, the paths its tip changes against HEAD.
+func (en *Engine) shadowFacts(ctx context.Context, wt events.Worktree, wantFiles bool) (bool, []string, error) {
 	if wt.Head == "" {
-		return false, nil
+		return false, nil, nil
 	}
-	branch := ShadowBranch(wt.Head, wt.ID)
-	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(branch))
-	if err != nil || !ok {
-		return false, err
-	}
-	if len(dirty) == 0 {
-		return true, nil
+	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(ShadowBranch(wt.Head, wt.ID)))
+	if err != nil || !ok || !wantFiles {
+		return ok, nil, err
 	}
 	diff, err := en.Repo.DiffTree(ctx, wt.Head, string(tip))
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
-	shadowFiles := make([]string, 0, len(diff))
+	files := make([]string, 0, len(diff))
 	for _, d := range diff {
 		if !isInfrastructure(d.Path) {
-			shadowFiles = append(shadowFiles, d.Path)
+			files = append(files, d.Path)
 		}
 	}
-	return len(intersect(dirty, shadowFiles)) == 0, nil
+	return true, files, nil
 }
 
 // TurnEnd handles the end of an agent turn: it waits (bounded) for the transcript to be
@@ -167,34 +161,8 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if err != nil {
 		return err
 	}
-	in.Files = agentFiles(en.relFiles(scan.ModifiedFiles), statusPaths(st), s.Recorder.DirtyAtTurnStart)
+	in.Edited, in.Dirty = mergeSorted(nil, en.relFiles(scan.ModifiedFiles)), statusPaths(st)
 	return en.run(ctx, sess, en.event(in))
-}
-
-// agentFiles are the turn's files that still differ from HEAD: those the transcript says the
-// agent edited, plus paths that became dirty during the turn (shell commands leave no trace
-// in the transcript).
-func agentFiles(edited, dirty, dirtyAtStart []string) []string {
-	isDirty := map[string]bool{}
-	for _, p := range dirty {
-		isDirty[p] = true
-	}
-	wasDirty := map[string]bool{}
-	for _, p := range dirtyAtStart {
-		wasDirty[p] = true
-	}
-	var out []string
-	for _, p := range edited {
-		if isDirty[p] {
-			out = append(out, p)
-		}
-	}
-	for _, p := range dirty {
-		if !wasDirty[p] {
-			out = append(out, p)
-		}
-	}
-	return mergeSorted(nil, out)
 }
 
 // SessionStart handles the agent's session-start hook. It returns the other sessions of this

@@ -79,8 +79,8 @@ func Decide(s State, e events.Event) []Effect {
 			// HEAD moved during the turn (the agent pulled, stashed or rebased).
 			out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Worktree.Head})
 		}
-		if len(d.Files) > 0 {
-			out = append(out, WriteShadowCheckpoint{Files: d.Files, Reset: s.ShouldResetShadowBranch})
+		if files := turnFiles(s, d); len(files) > 0 {
+			out = append(out, WriteShadowCheckpoint{Files: files, Reset: s.ShouldResetShadowBranch})
 		}
 		out = appendFinalize(out, s)
 	case events.SessionStopped:
@@ -198,7 +198,7 @@ func Evolve(in State, e events.Event) State {
 		if d.Transcript.Path != "" {
 			s.TranscriptPath = d.Transcript.Path
 		}
-		s.ShouldResetShadowBranch = d.ResetShadow
+		s.ShouldResetShadowBranch = resetShadow(d)
 		if d.Attribution != nil {
 			a := *d.Attribution
 			a.CheckpointNumber = s.CheckpointCount + 1
@@ -230,8 +230,9 @@ func Evolve(in State, e events.Event) State {
 		}
 		// The turn's files are the session's whether or not its checkpoint can be written: a
 		// lost race on the shadow branch must not drop them from the next commit's checkpoint.
-		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
-		if len(d.Files) == 0 {
+		files := turnFiles(in, d)
+		s.FilesTouched = mergeSorted(s.FilesTouched, files)
+		if len(files) == 0 {
 			s.ShouldResetShadowBranch = false
 		}
 	case events.SessionStopped:
@@ -365,6 +366,50 @@ func initialState(d events.TurnStarted, e events.Event) State {
 		UntrackedFilesAtStart: cloneStrings(d.UntrackedFiles),
 		Recorder:              Recorder{JournalSeq: e.Seq},
 	}
+}
+
+// resetShadow is the overlap check at prompt start (seed 003, phase 1): when HEAD's shadow
+// branch exists and the worktree is clean, or its changes do not overlap the branch's files,
+// the branch holds dismissed work and the next checkpoint starts it afresh.
+func resetShadow(d events.TurnStarted) bool {
+	if d.ResetShadow {
+		return true // decided by an older recorder
+	}
+	return d.ShadowExists && len(intersect(d.DirtyFiles, d.ShadowFiles)) == 0
+}
+
+// turnFiles are the agent's files of a turn that still differ from HEAD: those the transcript
+// says it edited, plus paths that became dirty during the turn (shell commands leave no trace
+// in the transcript). Journals of older recorders carry the decided list.
+func turnFiles(s State, d events.TurnEnded) []string {
+	if d.Edited == nil && d.Dirty == nil {
+		return d.Files
+	}
+	return agentFiles(d.Edited, d.Dirty, s.Recorder.DirtyAtTurnStart)
+}
+
+// agentFiles is the rule of turnFiles.
+func agentFiles(edited, dirty, dirtyAtStart []string) []string {
+	isDirty := map[string]bool{}
+	for _, p := range dirty {
+		isDirty[p] = true
+	}
+	wasDirty := map[string]bool{}
+	for _, p := range dirtyAtStart {
+		wasDirty[p] = true
+	}
+	var out []string
+	for _, p := range edited {
+		if isDirty[p] {
+			out = append(out, p)
+		}
+	}
+	for _, p := range dirty {
+		if !wasDirty[p] {
+			out = append(out, p)
+		}
+	}
+	return mergeSorted(nil, out)
 }
 
 // withoutPending drops the pending condensation of a checkpoint ID (a new copy).

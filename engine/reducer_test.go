@@ -143,6 +143,12 @@ func TestDecideInputEvents(t *testing.T) {
 		{"turn end, HEAD moved during the turn", nil, events.TurnEnded{Worktree: head, Files: []string{"e.go"}},
 			every[[]Effect]([]Effect{migrate, WriteShadowCheckpoint{Files: []string{"e.go"}}, fin})},
 		{"turn end without files", noPending, events.TurnEnded{Worktree: same}, every[[]Effect](nil)},
+		// The agent's files: edited and still dirty, or dirty now and not at turn start.
+		{"turn end decides the agent's files from the facts", noPending, events.TurnEnded{Worktree: same,
+			Edited: []string{"e.go", "reverted.go"}, Dirty: []string{"e.go", "made-by-shell.go", "x.go"}},
+			every[[]Effect]([]Effect{WriteShadowCheckpoint{Files: []string{"e.go", "made-by-shell.go"}}})},
+		{"turn end, nothing the agent's left dirty", noPending, events.TurnEnded{Worktree: same,
+			Edited: []string{"reverted.go"}, Dirty: []string{"x.go"}}, every[[]Effect](nil)},
 		{"subagent left files", nil, events.SubagentEnded{ToolUseID: "toolu_1", Worktree: same, Files: []string{"e.go"}, Incremental: true},
 			every[[]Effect]([]Effect{WriteTaskCheckpoint{ToolUseID: "toolu_1", Incremental: true}})},
 		{"subagent left no files", nil, events.SubagentEnded{ToolUseID: "toolu_1", Worktree: same}, every[[]Effect](nil)},
@@ -272,6 +278,23 @@ func TestEvolve(t *testing.T) {
 			}
 		}},
 		{"turn start", nil, turnStart, started},
+		// The overlap check at prompt start (seed 003): reset when HEAD's shadow branch exists and
+		// the dirty worktree does not overlap its files.
+		{"turn start, shadow files not dirty", nil, func() events.Payload {
+			d := turnStart
+			d.ResetShadow, d.ShadowExists, d.ShadowFiles = false, true, []string{"z.go"}
+			return d
+		}(), started},
+		{"turn start, shadow files dirty", nil, func() events.Payload {
+			d := turnStart
+			d.ResetShadow, d.ShadowExists, d.ShadowFiles = false, true, []string{"y.go"}
+			return d
+		}(), func(s *State, p Phase) { started(s, p); s.ShouldResetShadowBranch = false }},
+		{"turn start, no shadow branch", nil, func() events.Payload {
+			d := turnStart
+			d.ResetShadow = false
+			return d
+		}(), func(s *State, p Phase) { started(s, p); s.ShouldResetShadowBranch = false }},
 		{"turn start backfills agent and first prompt", func(s *State) { s.AgentType, s.FirstPrompt = "Agent", "" },
 			func() events.Payload { d := turnStart; d.Prompt = "  fix\n the   bug "; return d }(),
 			func(s *State, p Phase) {

@@ -42,8 +42,12 @@ type TurnStarted struct {
 	DirtyFiles []string `json:"dirty_files,omitempty"`
 	// UntrackedFiles are the untracked paths at this moment (kept from the session's first turn).
 	UntrackedFiles []string `json:"untracked_files,omitempty"`
-	// ResetShadow is the overlap decision made at prompt start: the shadow branch's files do not
-	// overlap the dirty worktree, so the next checkpoint starts the branch afresh.
+	// ShadowExists and ShadowFiles describe the shadow branch of HEAD at prompt start: whether
+	// it exists and the paths its tip changes against HEAD (read only when DirtyFiles is not
+	// empty). The reducer decides from them whether the next checkpoint starts it afresh.
+	ShadowExists bool     `json:"shadow_exists,omitempty"`
+	ShadowFiles  []string `json:"shadow_files,omitempty"`
+	// ResetShadow is that decision as journals before shadow_exists recorded it.
 	ResetShadow bool `json:"reset_shadow,omitempty"`
 	// PriorPrompts are the prompts in the transcript lines read since the last hook (for a new
 	// session: all earlier prompts of a resumed conversation).
@@ -61,7 +65,12 @@ type TurnEnded struct {
 	Agent      string     `json:"agent"`
 	Transcript Transcript `json:"transcript"`
 	Worktree   Worktree   `json:"worktree"`
-	// Files are the repo-relative paths the agent changed during the turn that still differ from HEAD.
+	// Edited are the repo-relative paths the transcript says the agent wrote during the turn;
+	// Dirty the worktree's changed and untracked paths at turn end. The reducer decides from
+	// them (and the dirty paths at turn start) which files are the agent's.
+	Edited []string `json:"edited,omitempty"`
+	Dirty  []string `json:"dirty,omitempty"`
+	// Files are the agent's files as journals before edited/dirty decided them.
 	Files []string `json:"files,omitempty"`
 	// Usage is this turn's token usage.
 	Usage   TokenUsage `json:"usage"`
