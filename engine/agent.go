@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"strings"
 	"time"
@@ -87,7 +89,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	}
 	in.Attribution = en.promptAttribution(ctx, s, in.DirtyFiles)
 	if in.TurnID == "" {
-		if in.TurnID, err = NewCheckpointID(); err != nil {
+		if in.TurnID, err = checkpoint.NewCheckpointID(); err != nil {
 			return err
 		}
 	}
@@ -103,7 +105,7 @@ func (en *Engine) shadowFacts(ctx context.Context, wt events.Worktree, wantFiles
 	if wt.Head == "" {
 		return false, nil, nil
 	}
-	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(ShadowBranch(wt.Head, wt.ID)))
+	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(session.ShadowBranch(wt.Head, wt.ID)))
 	if err != nil || !ok || !wantFiles {
 		return ok, nil, err
 	}
@@ -113,7 +115,7 @@ func (en *Engine) shadowFacts(ctx context.Context, wt events.Worktree, wantFiles
 	}
 	files := make([]string, 0, len(diff))
 	for _, d := range diff {
-		if !isInfrastructure(d.Path) {
+		if !checkpoint.IsInfrastructure(d.Path) {
 			files = append(files, d.Path)
 		}
 	}
@@ -161,20 +163,20 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if err != nil {
 		return err
 	}
-	in.Edited, in.Dirty = mergeSorted(nil, en.relFiles(scan.ModifiedFiles)), statusPaths(st)
+	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(scan.ModifiedFiles)), statusPaths(st)
 	return en.run(ctx, sess, en.event(in))
 }
 
 // SessionStart handles the agent's session-start hook. It returns the other sessions of this
 // worktree that have uncommitted checkpoints on the current HEAD (they will share the next
 // commit's checkpoint).
-func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([]State, error) {
+func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([]session.State, error) {
 	wt, err := en.worktreeFacts(ctx)
 	if err != nil {
 		return nil, err
 	}
 	in.Worktree = wt
-	var others []State
+	var others []session.State
 	states, err := en.Store.List()
 	if err != nil {
 		return nil, err
@@ -185,7 +187,7 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([
 			exists = true
 			continue
 		}
-		if s.WorktreePath == wt.Path && s.BaseCommit == wt.Head && s.CheckpointCount > 0 && s.Phase != PhaseEnded {
+		if s.WorktreePath == wt.Path && s.BaseCommit == wt.Head && s.CheckpointCount > 0 && s.Phase != session.PhaseEnded {
 			others = append(others, s)
 		}
 	}
@@ -213,7 +215,7 @@ func (en *Engine) SessionEnd(ctx context.Context, in events.SessionStopped) erro
 	return en.run(ctx, sess, en.event(in))
 }
 
-func closeSession(en *Engine, sess *Session) {
+func closeSession(en *Engine, sess *session.Session) {
 	if err := sess.Close(); err != nil {
 		en.Log.Error("close session", "session_id", sess.ID, "error", err.Error())
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
 	"time"
@@ -89,7 +91,7 @@ func (en *Engine) blobAt(ctx context.Context, rev, path string) []byte {
 // promptAttribution measures, at prompt submit, the user's edits since the last checkpoint
 // (last shadow tip, or base) and the agent's work so far (base to shadow tip), over the dirty
 // files (spec §12.2).
-func (en *Engine) promptAttribution(ctx context.Context, s State, dirty []string) *events.PromptAttribution {
+func (en *Engine) promptAttribution(ctx context.Context, s session.State, dirty []string) *events.PromptAttribution {
 	if !s.Exists() || len(dirty) == 0 {
 		return nil
 	}
@@ -135,7 +137,7 @@ type InitialAttribution struct {
 
 // initialAttribution splits a condensed commit's lines between agent and human (spec §12.2),
 // from the attribution base, the shadow tip and the new HEAD over the session's files.
-func (en *Engine) initialAttribution(ctx context.Context, s State, head string, changed []gitexec.DiffEntry) json.RawMessage {
+func (en *Engine) initialAttribution(ctx context.Context, s session.State, head string, changed []gitexec.DiffEntry) json.RawMessage {
 	shadow := s.Recorder.LastShadowCommit
 	if len(s.FilesTouched) == 0 || shadow == "" {
 		return nil
@@ -156,14 +158,14 @@ func (en *Engine) initialAttribution(ctx context.Context, s State, head string, 
 	}
 	nonAgent := 0
 	for _, c := range changed {
-		if !touched[c.Path] && !isInfrastructure(c.Path) {
+		if !touched[c.Path] && !checkpoint.IsInfrastructure(c.Path) {
 			added, _ := lineDiff(en.blobAt(ctx, base, c.Path), en.blobAt(ctx, head, c.Path))
 			nonAgent += added
 		}
 	}
 	promptAdded, promptRemoved, toAgentFiles, toOther := 0, 0, 0, 0
 	perFile := map[string]int{}
-	for _, pa := range append(append([]PromptAttribution(nil), s.PromptAttributions...), pendingOf(s)...) {
+	for _, pa := range append(append([]session.PromptAttribution(nil), s.PromptAttributions...), pendingOf(s)...) {
 		promptAdded += pa.UserLinesAdded
 		promptRemoved += pa.UserLinesRemoved
 		for f, n := range pa.UserAddedPerFile {
@@ -205,9 +207,9 @@ func (en *Engine) initialAttribution(ctx context.Context, s State, head string, 
 	return data
 }
 
-func pendingOf(s State) []PromptAttribution {
+func pendingOf(s session.State) []session.PromptAttribution {
 	if s.PendingPromptAttribution == nil {
 		return nil
 	}
-	return []PromptAttribution{*s.PendingPromptAttribution}
+	return []session.PromptAttribution{*s.PendingPromptAttribution}
 }

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"sort"
 	"strconv"
 
 	"github.com/entirerec/entire/gitexec"
 )
-
-// metaRef is the metadata branch's full ref name.
-var metaRef = gitexec.BranchRef(MetadataBranch)
 
 // updateMetadataBranch commits a change to entire/checkpoints/v1 with compare-and-swap,
 // recomputing the change from the new tip when another writer got there first. mutate runs
@@ -21,7 +20,7 @@ var metaRef = gitexec.BranchRef(MetadataBranch)
 func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate func(tip gitexec.OID) ([]gitexec.TreeChange, error)) (gitexec.OID, error) {
 	var rt refRetry
 	for rt.next() {
-		tip, exists, err := en.Repo.ResolveRef(ctx, metaRef)
+		tip, exists, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 		if err != nil {
 			return "", err
 		}
@@ -47,7 +46,7 @@ func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate f
 		if err != nil {
 			return "", fmt.Errorf("commit metadata: %w", err)
 		}
-		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: metaRef, New: commit, Old: tip}})
+		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: commit, Old: tip}})
 		if rt.moved(err) {
 			continue
 		}
@@ -56,13 +55,13 @@ func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate f
 		}
 		return commit, nil
 	}
-	return "", rt.err("update " + MetadataBranch)
+	return "", rt.err("update " + checkpoint.MetadataBranch)
 }
 
 // EnsureMetadataBranch creates entire/checkpoints/v1 as an orphan commit of the empty tree
 // when it does not exist (spec §1.2).
 func (en *Engine) EnsureMetadataBranch(ctx context.Context) error {
-	_, exists, err := en.Repo.ResolveRef(ctx, metaRef)
+	_, exists, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 	if err != nil || exists {
 		return err
 	}
@@ -75,7 +74,7 @@ func (en *Engine) EnsureMetadataBranch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create metadata branch: %w", err)
 	}
-	err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: metaRef, New: commit}})
+	err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: commit}})
 	if errors.Is(err, gitexec.ErrRefMoved) {
 		return nil // someone else created it
 	}
@@ -84,12 +83,12 @@ func (en *Engine) EnsureMetadataBranch(ctx context.Context) error {
 
 // checkpointSlots reads a checkpoint's root summary and every slot's metadata at tip.
 // exists=false when the checkpoint is not on the branch.
-func (en *Engine) checkpointSlots(ctx context.Context, tip gitexec.OID, id string) (CheckpointSummary, []CommittedMetadata, bool, error) {
-	var sum CheckpointSummary
+func (en *Engine) checkpointSlots(ctx context.Context, tip gitexec.OID, id string) (checkpoint.CheckpointSummary, []checkpoint.CommittedMetadata, bool, error) {
+	var sum checkpoint.CheckpointSummary
 	if tip == "" {
 		return sum, nil, false, nil
 	}
-	cp := CheckpointPath(id)
+	cp := checkpoint.CheckpointPath(id)
 	data, ok, err := en.Repo.ReadBlob(ctx, string(tip)+":"+cp+"/metadata.json")
 	if err != nil || !ok {
 		return sum, nil, false, err
@@ -97,7 +96,7 @@ func (en *Engine) checkpointSlots(ctx context.Context, tip gitexec.OID, id strin
 	if err := json.Unmarshal(data, &sum); err != nil {
 		return sum, nil, false, fmt.Errorf("read %s/metadata.json: %w", cp, err)
 	}
-	slots := make([]CommittedMetadata, len(sum.Sessions))
+	slots := make([]checkpoint.CommittedMetadata, len(sum.Sessions))
 	for i := range sum.Sessions {
 		p := cp + "/" + strconv.Itoa(i) + "/metadata.json"
 		data, ok, err := en.Repo.ReadBlob(ctx, string(tip)+":"+p)
@@ -125,7 +124,7 @@ func (en *Engine) slotEntries(ctx context.Context, tip gitexec.OID, dir string) 
 
 // slotWrite is the content of one session slot.
 type slotWrite struct {
-	meta       CommittedMetadata
+	meta       checkpoint.CommittedMetadata
 	transcript *storedTranscript // nil when no transcript could be read
 	prompts    []byte            // prompt.txt; nil when there were no prompts
 	context    []byte            // context.md; nil when there were no prompts
@@ -135,7 +134,7 @@ type slotWrite struct {
 // whatever that session had there and recomputing the root summary from all slots (spec §3.8).
 func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) ([]gitexec.TreeChange, int, error) {
 	id := w.meta.CheckpointID
-	cp := CheckpointPath(id)
+	cp := checkpoint.CheckpointPath(id)
 	sum, slots, _, err := en.checkpointSlots(ctx, tip, id)
 	if err != nil {
 		return nil, 0, err
@@ -148,12 +147,12 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		}
 	}
 	dir := cp + "/" + strconv.Itoa(slot)
-	metaJSON, err := marshalJSON(w.meta)
+	metaJSON, err := checkpoint.MarshalJSON(w.meta)
 	if err != nil {
 		return nil, 0, err
 	}
 	blobs := []namedBlob{{"metadata.json", metaJSON}}
-	files := SessionFiles{
+	files := checkpoint.SessionFiles{
 		Metadata:    "/" + dir + "/metadata.json",
 		Transcript:  "/" + dir + "/full.jsonl",
 		ContentHash: "/" + dir + "/content_hash.txt",
@@ -175,7 +174,7 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		slots[slot] = w.meta
 		sum.Sessions[slot] = files
 	}
-	rootJSON, err := marshalJSON(summarize(sum.Sessions, slots, w.meta))
+	rootJSON, err := checkpoint.MarshalJSON(summarize(sum.Sessions, slots, w.meta))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -221,21 +220,21 @@ func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, b
 
 // summarize recomputes the root summary: counts and files from all slots, writer fields from
 // the latest write.
-func summarize(sessions []SessionFiles, slots []CommittedMetadata, latest CommittedMetadata) CheckpointSummary {
-	sum := CheckpointSummary{
+func summarize(sessions []checkpoint.SessionFiles, slots []checkpoint.CommittedMetadata, latest checkpoint.CommittedMetadata) checkpoint.CheckpointSummary {
+	sum := checkpoint.CheckpointSummary{
 		CLIVersion:   latest.CLIVersion,
 		CheckpointID: latest.CheckpointID,
 		Strategy:     latest.Strategy,
 		Branch:       latest.Branch,
 		Sessions:     sessions,
-		TokenUsage:   sumUsage(slots),
+		TokenUsage:   checkpoint.SumUsage(slots),
 	}
 	var files []string
 	for _, m := range slots {
 		sum.CheckpointsCount += m.CheckpointsCount
 		files = append(files, m.FilesTouched...)
 	}
-	sum.FilesTouched = mergeSorted(nil, files)
+	sum.FilesTouched = session.MergeSorted(nil, files)
 	sort.Strings(sum.FilesTouched)
 	return sum
 }

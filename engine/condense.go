@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
+	"slices"
 
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/events"
@@ -14,7 +17,7 @@ import (
 
 // sessionTranscript is the transcript used for condensation: the live file's complete lines,
 // else the copy on the session's shadow tip.
-func (en *Engine) sessionTranscript(ctx context.Context, s State) (tsource, events.Transcript, error) {
+func (en *Engine) sessionTranscript(ctx context.Context, s session.State) (tsource, events.Transcript, error) {
 	// Only the part after what the hooks already read is scanned to find the position.
 	_, pos, err := scanPosition(s.TranscriptPath, s.Recorder.Scanned)
 	if err == nil && s.TranscriptPath != "" {
@@ -31,7 +34,7 @@ func (en *Engine) sessionTranscript(ctx context.Context, s State) (tsource, even
 	if rerr != nil || !ok {
 		return tsource{}, pos, err
 	}
-	blob, _, rerr := readTranscript(ctx, en.Repo, entries, s.AgentType)
+	blob, _, rerr := checkpoint.ReadTranscript(ctx, en.Repo, entries, s.AgentType)
 	if rerr != nil || blob == nil {
 		return tsource{}, pos, err
 	}
@@ -54,7 +57,7 @@ func (en *Engine) relFiles(paths []string) []string {
 
 // slotContent renders the transcript, prompt.txt and context.md of a committed slot (spec
 // §3.6), redacted (spec §12.1), reusing the session's stored transcript chunks.
-func (en *Engine) slotContent(ctx context.Context, s State, transcript tsource, prompts []string) (slotWrite, error) {
+func (en *Engine) slotContent(ctx context.Context, s session.State, transcript tsource, prompts []string) (slotWrite, error) {
 	var w slotWrite
 	if transcript.valid() {
 		cache := s.Recorder.Chunks
@@ -83,7 +86,7 @@ func chunkRefs(w slotWrite) []events.ChunkRef {
 
 // condense writes the session into the checkpoint named by the commit's trailer, then carries
 // its uncommitted files forward onto a shadow branch for the new HEAD.
-func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.Event, error) {
+func (en *Engine) condense(ctx context.Context, s session.State, f session.Condense) ([]events.Event, error) {
 	c := f.Commit
 	data, pos, err := en.sessionTranscript(ctx, s)
 	if err != nil {
@@ -96,15 +99,15 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 	if err != nil {
 		return nil, err
 	}
-	w.meta = CommittedMetadata{
+	w.meta = checkpoint.CommittedMetadata{
 		CLIVersion:                  Version,
 		CheckpointID:                c.CheckpointID,
 		SessionID:                   s.SessionID,
-		Strategy:                    StrategyManualCommit,
+		Strategy:                    checkpoint.StrategyManualCommit,
 		CreatedAt:                   en.Now().UTC(),
 		Branch:                      c.Branch,
 		CheckpointsCount:            s.CheckpointCount,
-		FilesTouched:                mergeSorted(nil, files),
+		FilesTouched:                session.MergeSorted(nil, files),
 		Agent:                       agentOrDefault(s.AgentType),
 		TurnID:                      s.TurnID,
 		TranscriptIdentifierAtStart: s.TranscriptIdentifierAtStart,
@@ -123,8 +126,8 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 	w.meta.InitialAttribution = en.initialAttribution(ctx, s, c.Commit, changed)
 	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageOffset)
 	msg := "Checkpoint: " + c.CheckpointID + "\n\nEntire-Session: " + s.SessionID +
-		"\nEntire-Strategy: " + StrategyManualCommit + "\nEntire-Agent: " + w.meta.Agent +
-		"\nEphemeral-branch: " + ShadowBranch(s.BaseCommit, s.WorktreeID) + "\n"
+		"\nEntire-Strategy: " + checkpoint.StrategyManualCommit + "\nEntire-Agent: " + w.meta.Agent +
+		"\nEphemeral-branch: " + session.ShadowBranch(s.BaseCommit, s.WorktreeID) + "\n"
 	var slot int
 	metaCommit, err := en.updateMetadataBranch(ctx, msg, func(tip gitexec.OID) ([]gitexec.TreeChange, error) {
 		changes, n, err := en.writeSlot(ctx, tip, w)
@@ -158,7 +161,7 @@ func (en *Engine) condense(ctx context.Context, s State, f Condense) ([]events.E
 // carryForward snapshots the session's files that still carry uncommitted agent changes onto
 // the shadow branch of the new HEAD (content-aware, spec §3.8 and seed scenario 7): a file not
 // in the commit, or committed with a blob different from the shadow branch's.
-func (en *Engine) carryForward(ctx context.Context, s State, c events.GitCommitted, candidates []string) (*events.CarriedForward, error) {
+func (en *Engine) carryForward(ctx context.Context, s session.State, c events.GitCommitted, candidates []string) (*events.CarriedForward, error) {
 	if len(candidates) == 0 {
 		return nil, nil
 	}
@@ -208,9 +211,9 @@ func (en *Engine) carryForward(ctx context.Context, s State, c events.GitCommitt
 	if err != nil {
 		return nil, err
 	}
-	branch := ShadowBranch(c.Commit, s.WorktreeID)
+	branch := session.ShadowBranch(c.Commit, s.WorktreeID)
 	msg := "carry forward: uncommitted session files\n\nEntire-Metadata: \nEntire-Session: " + s.SessionID +
-		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
+		"\nEntire-Strategy: " + checkpoint.StrategyManualCommit + "\n"
 	commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
 	if err != nil {
 		return nil, fmt.Errorf("carry forward onto %s: %w", branch, err)
@@ -255,7 +258,7 @@ func (en *Engine) blobOIDs(ctx context.Context, rev string, paths []string) (map
 // finalize rewrites each provisional checkpoint of the turn with the complete transcript,
 // prompts and context (seed PR 325). IDs that fail stay pending; an empty value replaces a
 // provisional one rather than leaving it behind.
-func (en *Engine) finalize(ctx context.Context, s State, f Finalize) ([]events.Event, error) {
+func (en *Engine) finalize(ctx context.Context, s session.State, f session.Finalize) ([]events.Event, error) {
 	data, pos, err := en.sessionTranscript(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("finalize: %w", err)
@@ -301,7 +304,7 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 				break
 			}
 		}
-		cp := CheckpointPath(id)
+		cp := checkpoint.CheckpointPath(id)
 		dir := fmt.Sprintf("%s/%d", cp, slot)
 		existing, err := en.slotEntries(ctx, tip, dir)
 		if err != nil {
@@ -324,7 +327,7 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 				d = m.TokenUsageDelta.Add(d)
 			}
 			m.TokenUsageDelta = &d
-			data, err := marshalJSON(m)
+			data, err := checkpoint.MarshalJSON(m)
 			if err != nil {
 				return nil, err
 			}
@@ -340,7 +343,7 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 			changes = append(changes, gitexec.TreeChange{Path: dir + "/" + f.Path, Mode: f.Mode, OID: f.OID})
 		}
 		for _, e := range existing {
-			if (replaced[e.Name] || isTranscriptChunk(e.Name)) && !written[e.Name] {
+			if (replaced[e.Name] || checkpoint.IsTranscriptChunk(e.Name)) && !written[e.Name] {
 				changes = append(changes, gitexec.TreeChange{Path: dir + "/" + e.Name, Delete: true})
 			}
 		}
@@ -351,13 +354,13 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 		changes = append(changes, adds...)
 		// Keep the root's paths true to the files now present.
 		files := sum.Sessions[slot]
-		want := SessionFiles{Metadata: files.Metadata, Transcript: files.Transcript, ContentHash: files.ContentHash}
+		want := checkpoint.SessionFiles{Metadata: files.Metadata, Transcript: files.Transcript, ContentHash: files.ContentHash}
 		if w.prompts != nil {
 			want.Prompt, want.Context = "/"+dir+"/prompt.txt", "/"+dir+"/context.md"
 		}
 		if want != files {
 			sum.Sessions[slot] = want
-			root, err := marshalJSON(sum)
+			root, err := checkpoint.MarshalJSON(sum)
 			if err != nil {
 				return nil, err
 			}
@@ -430,7 +433,7 @@ func usageSince(data tsource, off int64) *events.TokenUsage {
 
 // sessionPrompts are all user prompts of a transcript (spec §3.6): those already read by the
 // hooks, plus any in the lines after that, so a long transcript is not parsed again.
-func sessionPrompts(s State, data tsource, path string) []string {
+func sessionPrompts(s session.State, data tsource, path string) []string {
 	if !data.valid() {
 		return nil
 	}
@@ -438,5 +441,5 @@ func sessionPrompts(s State, data tsource, path string) []string {
 	if sc.Path != path || path == "" || sc.Offset > data.end {
 		return data.scan(0).Prompts
 	}
-	return append(cloneStrings(s.Recorder.Prompts), data.scan(sc.Offset).Prompts...)
+	return append(slices.Clone(s.Recorder.Prompts), data.scan(sc.Offset).Prompts...)
 }

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,7 +71,7 @@ func TestDependencyDirection(t *testing.T) {
 		}
 	}
 	for _, dep := range []string{modulePath + "/events", modulePath + "/gitexec"} {
-		if !contains(deps[modulePath+"/engine"], dep) {
+		if !slices.Contains(deps[modulePath+"/engine"], dep) {
 			t.Fatalf("engine's dependencies %v lack %s; is go list output parsed right?", deps[modulePath+"/engine"], dep)
 		}
 	}
@@ -88,11 +89,21 @@ func TestDependencyDirection(t *testing.T) {
 				}
 			}
 		}
-		if contains(imports[pkg], "os/exec") {
+		if slices.Contains(imports[pkg], "os/exec") {
 			if area(pkg) != "gitexec" && execExempt[pkg] == "" {
 				t.Errorf("%s imports os/exec; only gitexec runs processes (STYLE.md)", pkg)
 			}
 			execUsers++
+		}
+	}
+	// The session core is pure of git and of the engine: it imports only events (STYLE.md).
+	core := deps[modulePath+"/engine/session"]
+	if !slices.Contains(core, modulePath+"/events") {
+		t.Fatalf("engine/session's dependencies %v lack events; is go list output parsed right?", core)
+	}
+	for _, d := range core {
+		if strings.HasPrefix(d, modulePath+"/") && area(d) != "events" {
+			t.Errorf("engine/session depends on %s; the session core imports only events", d)
 		}
 	}
 	if execUsers == 0 {
@@ -100,10 +111,10 @@ func TestDependencyDirection(t *testing.T) {
 	}
 }
 
-// TestReducerIsPure checks the reducer's own files: they import only events and standard
+// TestReducerIsPure checks the reducer's own files (engine/session/reducer*.go): they import only events and standard
 // packages that do no I/O and read no clock.
 func TestReducerIsPure(t *testing.T) {
-	files, err := filepath.Glob("reducer*.go")
+	files, err := filepath.Glob(filepath.Join("session", "reducer*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}

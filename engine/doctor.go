@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"time"
 
 	"github.com/entirerec/entire/events"
@@ -45,7 +47,7 @@ func (a DoctorAction) String() string {
 
 // StuckSession is a session doctor reports.
 type StuckSession struct {
-	State        State
+	State        session.State
 	Branch       string // its shadow branch
 	BranchExists bool
 	Reason       string
@@ -65,16 +67,16 @@ func (en *Engine) FindStuck(ctx context.Context) ([]StuckSession, error) {
 	}
 	var out []StuckSession
 	for _, s := range states {
-		st := StuckSession{State: s, Branch: ShadowBranch(s.BaseCommit, s.WorktreeID)}
+		st := StuckSession{State: s, Branch: session.ShadowBranch(s.BaseCommit, s.WorktreeID)}
 		_, st.BranchExists = branches[st.Branch]
 		switch s.Phase.Normalize() {
-		case PhaseActive:
+		case session.PhaseActive:
 			if s.LastInteractionTime == nil {
 				st.Reason = "active, never interacted"
 			} else if quiet := en.Now().Sub(*s.LastInteractionTime); quiet >= stuckQuiet {
 				st.Reason = fmt.Sprintf("active, no interaction for %s", quiet.Truncate(time.Minute))
 			}
-		case PhaseEnded:
+		case session.PhaseEnded:
 			if s.CheckpointCount > 0 && st.BranchExists {
 				st.Reason = "ended with uncondensed checkpoints"
 			}
@@ -105,7 +107,7 @@ func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	cpID, err := NewCheckpointID()
+	cpID, err := checkpoint.NewCheckpointID()
 	if err != nil {
 		return "", err
 	}
@@ -117,14 +119,14 @@ func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) 
 	if !sess.State.HasNewContent() {
 		return "", fmt.Errorf("session %s has no uncondensed work", id)
 	}
-	if sess.State.Phase.Normalize() == PhaseActive {
+	if sess.State.Phase.Normalize() == session.PhaseActive {
 		if err := en.run(ctx, sess, en.event(events.SessionStopped{SessionID: id, Reason: "entire doctor"})); err != nil {
 			return "", err
 		}
 	}
 	s := sess.State
-	shadow := ShadowBranch(s.BaseCommit, s.WorktreeID)
-	res, err := en.condense(ctx, s, Condense{Commit: events.GitCommitted{
+	shadow := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
+	res, err := en.condense(ctx, s, session.Condense{Commit: events.GitCommitted{
 		Commit: s.BaseCommit, CheckpointID: cpID, Branch: branch, Files: s.FilesTouched,
 	}})
 	if err != nil {
@@ -134,7 +136,7 @@ func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) 
 		return "", err
 	}
 	if !branchNeeded(others, id, shadow) {
-		if err := sess.Append(en.deleteShadow(ctx, sess, DeleteShadow{Branch: shadow, Tip: s.Recorder.LastShadowCommit}, nil)...); err != nil {
+		if err := sess.Append(en.deleteShadow(ctx, sess, session.DeleteShadow{Branch: shadow, Tip: s.Recorder.LastShadowCommit}, nil)...); err != nil {
 			return "", err
 		}
 	}
@@ -156,9 +158,9 @@ func (en *Engine) DiscardSession(ctx context.Context, id string, done func(strin
 		return err
 	}
 	done("Deleted session state " + id)
-	shadow := ShadowBranch(s.BaseCommit, s.WorktreeID)
+	shadow := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
 	for _, o := range states {
-		if o.SessionID != id && ShadowBranch(o.BaseCommit, o.WorktreeID) == shadow {
+		if o.SessionID != id && session.ShadowBranch(o.BaseCommit, o.WorktreeID) == shadow {
 			return nil
 		}
 	}
@@ -175,10 +177,10 @@ func (en *Engine) DiscardSession(ctx context.Context, id string, done func(strin
 
 // branchNeeded reports whether a session other than id is active or has uncondensed work on
 // the shadow branch.
-func branchNeeded(states []State, id, branch string) bool {
+func branchNeeded(states []session.State, id, branch string) bool {
 	for _, o := range states {
-		if o.SessionID != id && ShadowBranch(o.BaseCommit, o.WorktreeID) == branch &&
-			(o.HasNewContent() || o.Phase.Normalize() == PhaseActive) {
+		if o.SessionID != id && session.ShadowBranch(o.BaseCommit, o.WorktreeID) == branch &&
+			(o.HasNewContent() || o.Phase.Normalize() == session.PhaseActive) {
 			return true
 		}
 	}

@@ -5,13 +5,12 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -22,16 +21,10 @@ import (
 // AgentClaudeCode is the display type stored for Claude Code sessions.
 const AgentClaudeCode = "Claude Code"
 
-// StrategyManualCommit is the only strategy this tool records with.
-const StrategyManualCommit = "manual-commit"
-
-// MetadataBranch is the branch holding committed checkpoints.
-const MetadataBranch = "entire/checkpoints/v1"
-
 // Engine runs one hook invocation against one repository.
 type Engine struct {
 	Repo   *gitexec.Repo
-	Store  Store
+	Store  session.Store
 	Log    *slog.Logger
 	Stderr io.Writer
 	Now    func() time.Time
@@ -46,7 +39,7 @@ func New(repo *gitexec.Repo, log *slog.Logger, stderr io.Writer) *Engine {
 	home, _ := os.UserHomeDir()
 	return &Engine{
 		Repo:   repo,
-		Store:  NewStore(repo.CommonDir),
+		Store:  session.NewStore(repo.CommonDir),
 		Log:    log,
 		Stderr: stderr,
 		Now:    time.Now,
@@ -58,25 +51,15 @@ func (en *Engine) event(p events.Payload) events.Event {
 	return events.New(en.Now(), p)
 }
 
-// ShadowBranch is the temporary-checkpoint branch for a base commit in a worktree (spec §1.1).
-func ShadowBranch(base, worktreeID string) string {
-	sum := sha256.Sum256([]byte(worktreeID))
-	c := base
-	if len(c) > 7 {
-		c = c[:7]
-	}
-	return "entire/" + c + "-" + hex.EncodeToString(sum[:])[:6]
-}
-
 // run appends the input event, then performs and records each effect the reducer decides on.
-func (en *Engine) run(ctx context.Context, sess *Session, input events.Event) error {
+func (en *Engine) run(ctx context.Context, sess *session.Session, input events.Event) error {
 	_, err := en.runResults(ctx, sess, input)
 	return err
 }
 
 // runResults finishes the session's pending work, then records input and performs what it
 // calls for, returning the result events recorded.
-func (en *Engine) runResults(ctx context.Context, sess *Session, input events.Event) ([]events.Event, error) {
+func (en *Engine) runResults(ctx context.Context, sess *session.Session, input events.Event) ([]events.Event, error) {
 	results, err := en.drain(ctx, sess, nil, nil)
 	if err != nil {
 		return results, err
@@ -92,7 +75,7 @@ func (en *Engine) runResults(ctx context.Context, sess *Session, input events.Ev
 }
 
 // pendingIDs are the checkpoint IDs of the session's pending condensations.
-func pendingIDs(s State) map[string]bool {
+func pendingIDs(s session.State) map[string]bool {
 	ids := map[string]bool{}
 	for _, c := range s.Recorder.Pending {
 		ids[c.Commit.CheckpointID] = true
@@ -103,9 +86,9 @@ func pendingIDs(s State) map[string]bool {
 // record journals an input event and returns the effects it calls for. When there is git work
 // to do, the journal is made durable first: whatever happens to this process afterwards, the
 // next hook knows what was decided (pending work in the state).
-func (en *Engine) record(sess *Session, input events.Event) ([]Effect, error) {
+func (en *Engine) record(sess *session.Session, input events.Event) ([]session.Effect, error) {
 	before := sess.State
-	effects := Decide(before, input)
+	effects := session.Decide(before, input)
 	if err := sess.Append(input); err != nil {
 		return nil, err
 	}
@@ -119,7 +102,7 @@ func (en *Engine) record(sess *Session, input events.Event) ([]Effect, error) {
 
 // apply performs the effects of a recorded input, then the pending work it created (skipping
 // the condensations in tried, which already failed in this process).
-func (en *Engine) apply(ctx context.Context, sess *Session, input events.Event, effects []Effect, others map[string]State, tried map[string]bool) ([]events.Event, error) {
+func (en *Engine) apply(ctx context.Context, sess *session.Session, input events.Event, effects []session.Effect, others map[string]session.State, tried map[string]bool) ([]events.Event, error) {
 	var results []events.Event
 	for _, eff := range effects {
 		res := en.perform(ctx, sess, input, eff)
@@ -135,20 +118,20 @@ func (en *Engine) apply(ctx context.Context, sess *Session, input events.Event, 
 // drain performs the session's pending work (Pending) and records each outcome. A failure is
 // recorded and leaves the work pending for the next hook; others, when not nil, are the
 // states of sessions held open by the caller, fresher than their snapshots.
-func (en *Engine) drain(ctx context.Context, sess *Session, others map[string]State, skip map[string]bool) ([]events.Event, error) {
+func (en *Engine) drain(ctx context.Context, sess *session.Session, others map[string]session.State, skip map[string]bool) ([]events.Event, error) {
 	var results []events.Event
 	done := map[string]bool{}
 	for k := range skip {
 		done[k] = true
 	}
 	for {
-		var next Effect
+		var next session.Effect
 		key := ""
-		for _, eff := range Pending(sess.State) {
+		for _, eff := range session.Pending(sess.State) {
 			switch d := eff.(type) {
-			case Condense:
+			case session.Condense:
 				key = d.Commit.CheckpointID
-			case DeleteShadow:
+			case session.DeleteShadow:
 				key = "shadow:" + d.Branch
 			}
 			if !done[key] {
@@ -162,12 +145,12 @@ func (en *Engine) drain(ctx context.Context, sess *Session, others map[string]St
 		done[key] = true
 		var res []events.Event
 		switch d := next.(type) {
-		case DeleteShadow:
+		case session.DeleteShadow:
 			res = en.deleteShadow(ctx, sess, d, others)
-		case Condense:
+		case session.Condense:
 			// Files the session touched since the decision (a condensation a later hook
 			// performs) are carry-forward candidates too: carry-forward replaces files_touched.
-			d.CarryForward = mergeSorted(d.CarryForward, sess.State.FilesTouched)
+			d.CarryForward = session.MergeSorted(d.CarryForward, sess.State.FilesTouched)
 			res = en.perform(ctx, sess, events.Event{}, d)
 		default:
 			res = en.perform(ctx, sess, events.Event{}, next)
@@ -193,28 +176,28 @@ func failed(res []events.Event) bool {
 
 // perform carries out one effect. A failure is recorded as an EffectFailed event and logged;
 // the hook goes on (fail open), and the state stays as it was for that effect.
-func (en *Engine) perform(ctx context.Context, sess *Session, input events.Event, eff Effect) []events.Event {
+func (en *Engine) perform(ctx context.Context, sess *session.Session, input events.Event, eff session.Effect) []events.Event {
 	var res []events.Event
 	var err error
 	key := ""
 	switch f := eff.(type) {
-	case MigrateShadow:
+	case session.MigrateShadow:
 		res, err = en.migrateShadow(ctx, sess.State, f)
-	case WriteShadowCheckpoint:
+	case session.WriteShadowCheckpoint:
 		res, err = en.writeShadowCheckpoint(ctx, sess.State, input, f)
-	case Condense:
+	case session.Condense:
 		key = f.Commit.CheckpointID
 		res, err = en.condense(ctx, sess.State, f)
-	case Finalize:
+	case session.Finalize:
 		res, err = en.finalize(ctx, sess.State, f)
-	case WriteTaskCheckpoint:
+	case session.WriteTaskCheckpoint:
 		res, err = en.writeTaskCheckpoint(ctx, sess.State, input, f)
 	default:
 		err = fmt.Errorf("unknown effect %T", eff)
 	}
 	if err != nil {
-		en.Log.Error("effect failed", "effect", eff.effectName(), "session_id", sess.ID, "checkpoint_id", key, "error", err.Error())
-		return []events.Event{en.event(events.EffectFailed{Effect: eff.effectName(), CheckpointID: key, Error: err.Error()})}
+		en.Log.Error("effect failed", "effect", eff.EffectName(), "session_id", sess.ID, "checkpoint_id", key, "error", err.Error())
+		return []events.Event{en.event(events.EffectFailed{Effect: eff.EffectName(), CheckpointID: key, Error: err.Error()})}
 	}
 	return res
 }
@@ -238,17 +221,13 @@ func (en *Engine) dirtyStatus(ctx context.Context) ([]gitexec.StatusEntry, error
 	}
 	out := make([]gitexec.StatusEntry, 0, len(st))
 	for _, e := range st {
-		if isInfrastructure(e.Path) {
+		if checkpoint.IsInfrastructure(e.Path) {
 			continue
 		}
 		out = append(out, e)
 	}
 	en.status = out
 	return out, nil
-}
-
-func isInfrastructure(p string) bool {
-	return p == ".entire" || strings.HasPrefix(p, ".entire/")
 }
 
 func statusPaths(st []gitexec.StatusEntry) []string {
@@ -279,9 +258,3 @@ func (en *Engine) homeRelative(p string) string {
 	}
 	return rel
 }
-
-var shadowBranchRe = regexp.MustCompile(`^entire/[0-9a-fA-F]{7,}(-[0-9a-fA-F]{6})?$`)
-
-// IsShadowBranch reports whether a short branch name is a shadow branch as the reference
-// recognizes them (spec §1.1); entire/checkpoints/v1 is not one.
-func IsShadowBranch(name string) bool { return shadowBranchRe.MatchString(name) }

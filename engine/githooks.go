@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"strings"
 
@@ -22,16 +24,16 @@ type Terminal interface {
 
 // worktreeSessions are the sessions of this worktree that can matter to a commit on HEAD:
 // ended sessions without work and not based on HEAD are skipped without being decoded.
-func (en *Engine) worktreeSessions() ([]State, error) {
+func (en *Engine) worktreeSessions() ([]session.State, error) {
 	head, _ := en.Repo.HeadAtOpen()
-	return en.Store.ListWhere(func(b Brief) bool { return b.Live(en.Repo.TopLevel, string(head)) })
+	return en.Store.ListWhere(func(b session.Brief) bool { return b.Live(en.Repo.TopLevel, string(head)) })
 }
 
 // linkFacts decides whether a set of changed files carries a session's work. overlap is the
 // content-aware check of the seeds: a touched file that existed before always counts, a new
 // file counts only when its content is the session's (the shadow branch's blob). grew reports
 // transcript activity since the last condensation that edited one of the changed files.
-func (en *Engine) linkFacts(ctx context.Context, s State, changes []gitexec.DiffEntry) (overlap, grew bool, err error) {
+func (en *Engine) linkFacts(ctx context.Context, s session.State, changes []gitexec.DiffEntry) (overlap, grew bool, err error) {
 	touched := map[string]bool{}
 	for _, f := range s.FilesTouched {
 		touched[f] = true
@@ -64,12 +66,12 @@ func (en *Engine) linkFacts(ctx context.Context, s State, changes []gitexec.Diff
 			}
 		}
 	}
-	if s.Phase == PhaseEnded || s.TranscriptPath == "" {
+	if s.Phase == session.PhaseEnded || s.TranscriptPath == "" {
 		return overlap, false, nil
 	}
 	// Outside a turn the transcript only matters for a session with no work of its own whose
 	// files the commit overlaps (shouldCondense); don't read it on every commit otherwise.
-	if s.Phase.Normalize() != PhaseActive && (s.HasNewContent() || !overlap) {
+	if s.Phase.Normalize() != session.PhaseActive && (s.HasNewContent() || !overlap) {
 		return overlap, false, nil
 	}
 	fi, err := os.Stat(s.TranscriptPath)
@@ -102,7 +104,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		return fmt.Errorf("read commit message: %w", err)
 	}
 	msg := string(data)
-	_, hasTrailer := ParseCheckpointTrailer(msg)
+	_, hasTrailer := checkpoint.ParseCheckpointTrailer(msg)
 	sessions, err := en.worktreeSessions()
 	if err != nil || len(sessions) == 0 {
 		return err
@@ -114,7 +116,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		}
 		for _, s := range sessions {
 			if s.BaseCommit == string(head) && s.LastCheckpointID != "" {
-				return writeMessage(file, AppendTrailer(msg, s.LastCheckpointID))
+				return writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID))
 			}
 		}
 		return nil
@@ -126,7 +128,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	if err != nil || len(linked) == 0 {
 		return err
 	}
-	id, err := NewCheckpointID()
+	id, err := checkpoint.NewCheckpointID()
 	if err != nil {
 		return err
 	}
@@ -148,20 +150,20 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	}
 	crashPoint("journaled:" + string(events.TypeCommitPrepared))
 	if source == "message" || !term.Available() {
-		return writeMessage(file, AppendTrailer(msg, id))
+		return writeMessage(file, checkpoint.AppendTrailer(msg, id))
 	}
-	return writeMessage(file, InsertTrailerWithComment(msg, id, agent, prompt))
+	return writeMessage(file, checkpoint.InsertTrailerWithComment(msg, id, agent, prompt))
 }
 
 // linkedSessions decides which sessions the staged commit carries work of. An agent committing
 // during its turn (no terminal) links the active sessions; otherwise the staged changes decide,
 // content-aware. An overlap check that fails counts as overlap: a link too many costs a
 // checkpoint, a link too few loses the session's record of the commit.
-func (en *Engine) linkedSessions(ctx context.Context, sessions []State, term Terminal) ([]State, error) {
-	var linked []State
+func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, term Terminal) ([]session.State, error) {
+	var linked []session.State
 	if !term.Available() {
 		for _, s := range sessions {
-			if s.Phase == PhaseActive {
+			if s.Phase == session.PhaseActive {
 				linked = append(linked, s)
 			}
 		}
@@ -174,7 +176,7 @@ func (en *Engine) linkedSessions(ctx context.Context, sessions []State, term Ter
 		return nil, err
 	}
 	for _, s := range sessions {
-		if LinksCommit(s, en.commitFacts(ctx, s, events.GitCommitted{CheckpointID: "-"}, staged)) {
+		if session.LinksCommit(s, en.commitFacts(ctx, s, events.GitCommitted{CheckpointID: "-"}, staged)) {
 			linked = append(linked, s)
 		}
 	}
@@ -183,7 +185,7 @@ func (en *Engine) linkedSessions(ctx context.Context, sessions []State, term Ter
 
 // commitFacts completes a commit's facts for one session with the content-aware overlap check,
 // under the single failure policy of linkedSessions.
-func (en *Engine) commitFacts(ctx context.Context, s State, base events.GitCommitted, changes []gitexec.DiffEntry) events.GitCommitted {
+func (en *Engine) commitFacts(ctx context.Context, s session.State, base events.GitCommitted, changes []gitexec.DiffEntry) events.GitCommitted {
 	ev := base
 	ev.Transcript = events.Transcript{Path: s.TranscriptPath}
 	var err error
@@ -220,7 +222,7 @@ func CommitMsg(file string) error {
 	if err != nil {
 		return fmt.Errorf("read commit message: %w", err)
 	}
-	if out, changed := StripLoneTrailer(string(data)); changed {
+	if out, changed := checkpoint.StripLoneTrailer(string(data)); changed {
 		return writeMessage(file, out)
 	}
 	return nil
@@ -245,7 +247,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	id, _ := ParseCheckpointTrailer(msg)
+	id, _ := checkpoint.ParseCheckpointTrailer(msg)
 	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: at.Sequencer, Branch: at.Branch}
 	var diff []gitexec.DiffEntry
 	if id != "" && !base.Sequencer {
@@ -257,9 +259,9 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		}
 	}
 	type recorded struct {
-		sess    *Session
+		sess    *session.Session
 		input   events.Event
-		effects []Effect
+		effects []session.Effect
 		tried   map[string]bool
 	}
 	var recs []recorded
@@ -268,15 +270,15 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 			closeSession(en, r.sess)
 		}
 	}()
-	others := map[string]State{}
+	others := map[string]session.State{}
 	for _, peek := range sessions {
 		if peek.Recorder.LastCommit == string(head) {
 			continue // recorded already (by a hook that found the commit after a crash)
 		}
-		if peek.Phase == PhaseEnded && !peek.HasNewContent() && len(Pending(peek)) == 0 {
+		if peek.Phase == session.PhaseEnded && !peek.HasNewContent() && len(session.Pending(peek)) == 0 {
 			continue // finished sessions cost nothing to later commits
 		}
-		if id == "" && peek.Phase != PhaseActive && len(Pending(peek)) == 0 {
+		if id == "" && peek.Phase != session.PhaseActive && len(session.Pending(peek)) == 0 {
 			continue
 		}
 		sess, err := en.Store.Open(peek.SessionID)
@@ -339,7 +341,7 @@ func (en *Engine) commitDiff(ctx context.Context, commit string) ([]gitexec.Diff
 // A commit that prepare-commit-msg linked but post-commit never recorded (it died, or git
 // failed before it journaled anything) is recorded here when it is HEAD.
 func (en *Engine) DrainPending(ctx context.Context) error {
-	ids, err := en.Store.ListWhere(func(b Brief) bool {
+	ids, err := en.Store.ListWhere(func(b session.Brief) bool {
 		return (b.Pending || b.Prepared) && b.WorktreePath == en.Repo.TopLevel
 	})
 	if err != nil {
@@ -365,7 +367,7 @@ func (en *Engine) DrainPending(ctx context.Context) error {
 
 // unrecordedHead reports whether HEAD carries a trailer that prepare-commit-msg journaled to one
 // of the sessions and that no post-commit recorded.
-func (en *Engine) unrecordedHead(ctx context.Context, sessions []State) bool {
+func (en *Engine) unrecordedHead(ctx context.Context, sessions []session.State) bool {
 	head, ok := en.Repo.HeadAtOpen()
 	if !ok {
 		return false
@@ -378,7 +380,7 @@ func (en *Engine) unrecordedHead(ctx context.Context, sessions []State) bool {
 		if err != nil {
 			return false
 		}
-		id, _ := ParseCheckpointTrailer(msg)
+		id, _ := checkpoint.ParseCheckpointTrailer(msg)
 		return id == s.Recorder.PreparedID
 	}
 	return false
@@ -387,7 +389,7 @@ func (en *Engine) unrecordedHead(ctx context.Context, sessions []State) bool {
 // deleteShadow removes the shadow branch a condensation emptied unless another session of the
 // worktree, active and uncondensed, still builds on it. others are the fresher states of
 // sessions the caller holds open.
-func (en *Engine) deleteShadow(ctx context.Context, sess *Session, d DeleteShadow, others map[string]State) []events.Event {
+func (en *Engine) deleteShadow(ctx context.Context, sess *session.Session, d session.DeleteShadow, others map[string]session.State) []events.Event {
 	peers, err := en.worktreeSessions()
 	if err != nil {
 		return en.failedEffect(sess, d, err)
@@ -396,7 +398,7 @@ func (en *Engine) deleteShadow(ctx context.Context, sess *Session, d DeleteShado
 		if fresh, ok := others[o.SessionID]; ok {
 			o = fresh
 		}
-		if o.SessionID != sess.ID && o.Phase == PhaseActive && o.HasNewContent() && ShadowBranch(o.BaseCommit, o.WorktreeID) == d.Branch {
+		if o.SessionID != sess.ID && o.Phase == session.PhaseActive && o.HasNewContent() && session.ShadowBranch(o.BaseCommit, o.WorktreeID) == d.Branch {
 			return []events.Event{en.event(events.ShadowBranchDeleted{Branch: d.Branch, Kept: true})}
 		}
 	}
@@ -426,9 +428,9 @@ func (en *Engine) deleteShadow(ctx context.Context, sess *Session, d DeleteShado
 }
 
 // failedEffect logs a failed effect and returns the event that records it.
-func (en *Engine) failedEffect(sess *Session, eff Effect, err error) []events.Event {
-	en.Log.Warn("effect failed", "effect", eff.effectName(), "session_id", sess.ID, "error", err.Error())
-	return []events.Event{en.event(events.EffectFailed{Effect: eff.effectName(), Error: err.Error()})}
+func (en *Engine) failedEffect(sess *session.Session, eff session.Effect, err error) []events.Event {
+	en.Log.Warn("effect failed", "effect", eff.EffectName(), "session_id", sess.ID, "error", err.Error())
+	return []events.Event{en.event(events.EffectFailed{Effect: eff.EffectName(), Error: err.Error()})}
 }
 
 // sameNewFile decides whether a new file in a commit is the session's. Missing from the shadow

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,6 +97,6 @@ func GitHookIdle(dir string) bool {
 	if head == "" {
 		return false
 	}
-	live, err := NewStore(commonDir).ListWhere(func(b Brief) bool { return b.Live(root, head) })
+	live, err := session.NewStore(commonDir).ListWhere(func(b session.Brief) bool { return b.Live(root, head) })
 	return err == nil && len(live) == 0
 }

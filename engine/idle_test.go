@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/entirerec/entire/engine/session"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func TestGitHookIdle(t *testing.T) {
 		t.Fatalf("readHead from packed-refs = %q, want %q", got, head)
 	}
 
-	write := func(s State) {
+	write := func(s session.State) {
 		t.Helper()
 		if err := en.Store.WriteSnapshot(s); err != nil {
 			t.Fatal(err)
@@ -42,23 +43,23 @@ func TestGitHookIdle(t *testing.T) {
 	}
 	root, _ := filepath.EvalSymlinks(dir)
 	ended := time.Unix(1, 0)
-	write(State{SessionID: "other", WorktreePath: "/elsewhere", Phase: PhaseActive})
+	write(session.State{SessionID: "other", WorktreePath: "/elsewhere", Phase: session.PhaseActive})
 	if !GitHookIdle(dir) {
 		t.Fatal("a session of another worktree made this one busy")
 	}
-	write(State{SessionID: "old", WorktreePath: root, Phase: PhaseEnded, EndedAt: &ended, BaseCommit: "0123"})
+	write(session.State{SessionID: "old", WorktreePath: root, Phase: session.PhaseEnded, EndedAt: &ended, BaseCommit: "0123"})
 	if !GitHookIdle(dir) {
 		t.Fatal("an ended session without work made the hook busy")
 	}
-	write(State{SessionID: "old", WorktreePath: root, Phase: PhaseEnded, BaseCommit: head, LastCheckpointID: "0123456789ab"})
+	write(session.State{SessionID: "old", WorktreePath: root, Phase: session.PhaseEnded, BaseCommit: head, LastCheckpointID: "0123456789ab"})
 	if GitHookIdle(dir) {
 		t.Fatal("an ended session based on HEAD (amend restores its trailer) was skipped")
 	}
-	write(State{SessionID: "old", WorktreePath: root, Phase: PhaseEnded, BaseCommit: "0123", FilesTouched: []string{"a"}})
+	write(session.State{SessionID: "old", WorktreePath: root, Phase: session.PhaseEnded, BaseCommit: "0123", FilesTouched: []string{"a"}})
 	if GitHookIdle(dir) {
 		t.Fatal("an ended session with uncondensed files was skipped")
 	}
-	write(State{SessionID: "old", WorktreePath: root, Phase: PhaseIdle, BaseCommit: "0123"})
+	write(session.State{SessionID: "old", WorktreePath: root, Phase: session.PhaseIdle, BaseCommit: "0123"})
 	if GitHookIdle(dir) {
 		t.Fatal("a live session was skipped")
 	}
@@ -95,11 +96,11 @@ func BenchmarkGitHookIdle100Ended(b *testing.B) {
 	if out, err := exec.Command("git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "x").CombinedOutput(); err != nil {
 		b.Fatalf("%v %s", err, out)
 	}
-	st := NewStore(filepath.Join(dir, ".git"))
+	st := session.NewStore(filepath.Join(dir, ".git"))
 	ended := time.Unix(1, 0)
 	for i := 0; i < 100; i++ {
-		s := State{SessionID: "old-" + strings.Repeat("x", 3) + string(rune('a'+i%26)) + strings.Repeat("y", i%7) + string(rune('0'+i/26)),
-			WorktreePath: dir, Phase: PhaseEnded, EndedAt: &ended, BaseCommit: "0123", FilesTouched: nil,
+		s := session.State{SessionID: "old-" + strings.Repeat("x", 3) + string(rune('a'+i%26)) + strings.Repeat("y", i%7) + string(rune('0'+i/26)),
+			WorktreePath: dir, Phase: session.PhaseEnded, EndedAt: &ended, BaseCommit: "0123", FilesTouched: nil,
 			TranscriptPath: "/home/u/.claude/projects/x/" + strings.Repeat("z", 36) + ".jsonl", FirstPrompt: strings.Repeat("p", 100)}
 		if err := st.WriteSnapshot(s); err != nil {
 			b.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"io/fs"
 	"os"
 	"slices"
@@ -34,7 +36,7 @@ type OrphanBranch struct {
 
 // OrphanState is a session state clean would delete.
 type OrphanState struct {
-	State State
+	State session.State
 	// LostWork: the state counts uncondensed work, but its shadow branch is gone, so the work
 	// can no longer be condensed. The preview must say so.
 	LostWork bool
@@ -64,13 +66,13 @@ func (en *Engine) PlanClean(ctx context.Context) (CleanPlan, error) {
 	}
 	used := map[string]bool{}
 	for _, s := range states {
-		used[ShadowBranch(s.BaseCommit, s.WorktreeID)] = true
+		used[session.ShadowBranch(s.BaseCommit, s.WorktreeID)] = true
 	}
 	for name, tip := range branches {
 		if used[name] {
 			continue
 		}
-		tcs, err := ListTemporaryOn(ctx, en.Repo, name)
+		tcs, err := checkpoint.ListTemporaryOn(ctx, en.Repo, name)
 		if err != nil {
 			return plan, err
 		}
@@ -79,7 +81,7 @@ func (en *Engine) PlanClean(ctx context.Context) (CleanPlan, error) {
 	slices.SortFunc(plan.Branches, func(a, b OrphanBranch) int { return strings.Compare(a.Name, b.Name) })
 	var committed map[string]bool
 	for _, s := range states {
-		if _, ok := branches[ShadowBranch(s.BaseCommit, s.WorktreeID)]; ok || en.Now().Sub(lastActivity(s)) < orphanAge {
+		if _, ok := branches[session.ShadowBranch(s.BaseCommit, s.WorktreeID)]; ok || en.Now().Sub(lastActivity(s)) < orphanAge {
 			continue
 		}
 		if committed == nil {
@@ -117,7 +119,7 @@ func (en *Engine) Clean(ctx context.Context, plan CleanPlan, done func(string)) 
 
 // ResetPlan is what reset would delete.
 type ResetPlan struct {
-	Sessions []State
+	Sessions []session.State
 	Branch   string      // the shadow branch to delete; "" when another session still uses it
 	Tip      gitexec.OID // its tip; "" when it does not exist
 	Risks    []string    // why this needs --force: active sessions, uncondensed work
@@ -136,9 +138,9 @@ func (en *Engine) PlanReset(ctx context.Context, sessionID string) (ResetPlan, e
 		if !ok {
 			return plan, fmt.Errorf("%w: %s", ErrSessionNotFound, sessionID)
 		}
-		plan.Sessions, plan.Branch = []State{s}, ShadowBranch(s.BaseCommit, s.WorktreeID)
+		plan.Sessions, plan.Branch = []session.State{s}, session.ShadowBranch(s.BaseCommit, s.WorktreeID)
 		for _, o := range states {
-			if o.SessionID != s.SessionID && ShadowBranch(o.BaseCommit, o.WorktreeID) == plan.Branch {
+			if o.SessionID != s.SessionID && session.ShadowBranch(o.BaseCommit, o.WorktreeID) == plan.Branch {
 				plan.Branch = ""
 			}
 		}
@@ -153,7 +155,7 @@ func (en *Engine) PlanReset(ctx context.Context, sessionID string) (ResetPlan, e
 				plan.Sessions = append(plan.Sessions, s)
 			}
 		}
-		plan.Branch = ShadowBranch(string(head), wt)
+		plan.Branch = session.ShadowBranch(string(head), wt)
 	}
 	if plan.Branch != "" {
 		tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(plan.Branch))
@@ -168,7 +170,7 @@ func (en *Engine) PlanReset(ctx context.Context, sessionID string) (ResetPlan, e
 		}
 	}
 	for _, s := range plan.Sessions {
-		if s.Phase.Normalize() == PhaseActive {
+		if s.Phase.Normalize() == session.PhaseActive {
 			plan.Risks = append(plan.Risks, "session "+s.SessionID+" is active")
 		}
 		if s.HasNewContent() {
@@ -199,7 +201,7 @@ func (en *Engine) Reset(ctx context.Context, plan ResetPlan, done func(string)) 
 }
 
 // WorkSummary describes a state's uncondensed work ("" when none).
-func WorkSummary(s State) string {
+func WorkSummary(s session.State) string {
 	var parts []string
 	if s.CheckpointCount > 0 {
 		parts = append(parts, fmt.Sprintf("%d checkpoints", s.CheckpointCount))
@@ -218,7 +220,7 @@ func (en *Engine) shadowBranches(ctx context.Context) (map[string]gitexec.OID, e
 	}
 	out := map[string]gitexec.OID{}
 	for _, r := range refs {
-		if name := strings.TrimPrefix(string(r.Name), "refs/heads/"); IsShadowBranch(name) {
+		if name := strings.TrimPrefix(string(r.Name), "refs/heads/"); session.IsShadowBranch(name) {
 			out[name] = r.OID
 		}
 	}
@@ -227,7 +229,7 @@ func (en *Engine) shadowBranches(ctx context.Context) (map[string]gitexec.OID, e
 
 // committedSessions are the session IDs of every slot of every committed checkpoint.
 func (en *Engine) committedSessions(ctx context.Context) (map[string]bool, error) {
-	rd, err := NewReader(ctx, en.Repo)
+	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
 		return nil, err
 	}
@@ -283,18 +285,18 @@ func (en *Engine) removeState(id string) error {
 }
 
 // lastActivity is the later of a session's start and its last interaction.
-func lastActivity(s State) time.Time {
+func lastActivity(s session.State) time.Time {
 	if s.LastInteractionTime != nil && s.LastInteractionTime.After(s.StartedAt) {
 		return *s.LastInteractionTime
 	}
 	return s.StartedAt
 }
 
-func findState(states []State, id string) (State, bool) {
+func findState(states []session.State, id string) (session.State, bool) {
 	for _, s := range states {
 		if s.SessionID == id {
 			return s, true
 		}
 	}
-	return State{}, false
+	return session.State{}, false
 }

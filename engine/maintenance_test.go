@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"io"
 	"log/slog"
 	"os"
@@ -29,7 +31,7 @@ func mtEngine(t *testing.T) (*Engine, string) {
 }
 
 // mtState writes a session-state snapshot.
-func mtState(t *testing.T, en *Engine, s State) {
+func mtState(t *testing.T, en *Engine, s session.State) {
 	t.Helper()
 	if s.StartedAt.IsZero() {
 		s.StartedAt = mtNow.Add(-time.Hour)
@@ -72,12 +74,12 @@ func TestPlanCleanRules(t *testing.T) {
 	en, head := mtEngine(t)
 	const id = "a1b2c3d4e5f6"
 	files := rdSlotFiles(id, "0", "condensed")
-	files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
-	rdCommit(t, en.Repo, string(metaRef), "", "Checkpoint: "+id, files)
-	live := ShadowBranch(head, "")
+	files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
+	rdCommit(t, en.Repo, string(checkpoint.MetaRef), "", "Checkpoint: "+id, files)
+	live := session.ShadowBranch(head, "")
 	mtBranch(t, en, live, head)
 	orphanTip := rdCommit(t, en.Repo, "refs/heads/entire/abcdef0-e3b0c4", "", "cp\n\nEntire-Session: ghost\n", map[string]string{"g": "g\n"})
-	for _, s := range []State{
+	for _, s := range []session.State{
 		{SessionID: "live", BaseCommit: head},
 		{SessionID: "stale", BaseCommit: strings.Repeat("1", 40)},
 		{SessionID: "lost", BaseCommit: strings.Repeat("2", 40), CheckpointCount: 2, FilesTouched: []string{"x"}},
@@ -119,11 +121,11 @@ func TestPlanCleanRules(t *testing.T) {
 func TestPlanReset(t *testing.T) {
 	ctx := context.Background()
 	en, head := mtEngine(t)
-	shadow := ShadowBranch(head, "")
+	shadow := session.ShadowBranch(head, "")
 	mtBranch(t, en, shadow, head)
-	mtState(t, en, State{SessionID: "a", BaseCommit: head, Phase: PhaseIdle})
-	mtState(t, en, State{SessionID: "b", BaseCommit: head, Phase: PhaseActive})
-	mtState(t, en, State{SessionID: "c", BaseCommit: strings.Repeat("1", 40)})
+	mtState(t, en, session.State{SessionID: "a", BaseCommit: head, Phase: session.PhaseIdle})
+	mtState(t, en, session.State{SessionID: "b", BaseCommit: head, Phase: session.PhaseActive})
+	mtState(t, en, session.State{SessionID: "c", BaseCommit: strings.Repeat("1", 40)})
 
 	if _, err := en.PlanReset(ctx, "nope"); !errors.Is(err, ErrSessionNotFound) {
 		t.Fatalf("PlanReset(nope) = %v, want ErrSessionNotFound", err)
@@ -159,14 +161,14 @@ func TestPlanReset(t *testing.T) {
 
 func TestFindStuck(t *testing.T) {
 	en, head := mtEngine(t)
-	mtBranch(t, en, ShadowBranch(head, ""), head)
-	for _, s := range []State{
-		{SessionID: "quiet", BaseCommit: head, Phase: PhaseActive, LastInteractionTime: ago(2 * time.Hour)},
-		{SessionID: "never", BaseCommit: head, Phase: PhaseActive, FilesTouched: []string{"a"}},
-		{SessionID: "fresh", BaseCommit: head, Phase: PhaseActive, LastInteractionTime: ago(5 * time.Minute)},
-		{SessionID: "ended", BaseCommit: head, Phase: PhaseEnded, CheckpointCount: 1},
-		{SessionID: "gone", BaseCommit: strings.Repeat("1", 40), Phase: PhaseEnded, CheckpointCount: 1},
-		{SessionID: "idle", BaseCommit: head, Phase: PhaseIdle, CheckpointCount: 3},
+	mtBranch(t, en, session.ShadowBranch(head, ""), head)
+	for _, s := range []session.State{
+		{SessionID: "quiet", BaseCommit: head, Phase: session.PhaseActive, LastInteractionTime: ago(2 * time.Hour)},
+		{SessionID: "never", BaseCommit: head, Phase: session.PhaseActive, FilesTouched: []string{"a"}},
+		{SessionID: "fresh", BaseCommit: head, Phase: session.PhaseActive, LastInteractionTime: ago(5 * time.Minute)},
+		{SessionID: "ended", BaseCommit: head, Phase: session.PhaseEnded, CheckpointCount: 1},
+		{SessionID: "gone", BaseCommit: strings.Repeat("1", 40), Phase: session.PhaseEnded, CheckpointCount: 1},
+		{SessionID: "idle", BaseCommit: head, Phase: session.PhaseIdle, CheckpointCount: 3},
 	} {
 		mtState(t, en, s)
 	}
@@ -192,16 +194,16 @@ func TestFindStuck(t *testing.T) {
 func TestCondenseStuckAndDiscard(t *testing.T) {
 	ctx := context.Background()
 	en, head := mtEngine(t)
-	shadow := ShadowBranch(head, "")
+	shadow := session.ShadowBranch(head, "")
 	mtBranch(t, en, shadow, head)
 	transcript := filepath.Join(t.TempDir(), "s.jsonl")
 	data := rdLine1 + "\n" + rdLine2 + "\n"
 	if err := os.WriteFile(transcript, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mtState(t, en, State{SessionID: "work", BaseCommit: head, Phase: PhaseActive, AgentType: AgentClaudeCode,
+	mtState(t, en, session.State{SessionID: "work", BaseCommit: head, Phase: session.PhaseActive, AgentType: AgentClaudeCode,
 		CheckpointCount: 2, FilesTouched: []string{"a.txt"}, TranscriptPath: transcript})
-	mtState(t, en, State{SessionID: "idle", BaseCommit: strings.Repeat("1", 40), Phase: PhaseActive})
+	mtState(t, en, session.State{SessionID: "idle", BaseCommit: strings.Repeat("1", 40), Phase: session.PhaseActive})
 
 	id, err := en.CondenseStuck(ctx, "work")
 	if err != nil {
@@ -218,7 +220,7 @@ func TestCondenseStuckAndDiscard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Phase != PhaseEnded || s.HasNewContent() || s.LastCheckpointID != id || mtBranchExists(t, en, shadow) {
+	if s.Phase != session.PhaseEnded || s.HasNewContent() || s.LastCheckpointID != id || mtBranchExists(t, en, shadow) {
 		t.Fatalf("after condense: %+v", s)
 	}
 	if _, err := en.CondenseStuck(ctx, "idle"); err == nil {

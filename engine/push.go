@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"time"
 
 	"github.com/entirerec/entire/gitexec"
@@ -39,7 +40,7 @@ func (en *Engine) pushRecord(ctx context.Context, remote string) error {
 	if remote == "" {
 		return errors.New("no remote given")
 	}
-	local, ok, err := en.Repo.ResolveRef(ctx, metaRef)
+	local, ok, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 	if err != nil || !ok {
 		return err
 	}
@@ -56,7 +57,7 @@ func (en *Engine) pushRecord(ctx context.Context, remote string) error {
 	}
 	fmt.Fprintf(en.Stderr, "[entire] Pushing session logs to %s...\n", remote)
 	for range maxPushAttempts {
-		err := en.Repo.Push(ctx, remote, []string{MetadataBranch}, pushTimeout)
+		err := en.Repo.Push(ctx, remote, []string{checkpoint.MetadataBranch}, pushTimeout)
 		if !errors.Is(err, gitexec.ErrPushRejected) {
 			return err
 		}
@@ -95,7 +96,7 @@ func (en *Engine) trackingRef(ctx context.Context, remote string) (gitexec.RefNa
 	if err != nil {
 		return "", false, err
 	}
-	return gitexec.RefName("refs/remotes/" + remote + "/" + MetadataBranch), configured, nil
+	return gitexec.RefName("refs/remotes/" + remote + "/" + checkpoint.MetadataBranch), configured, nil
 }
 
 // fetchRemoteTip fetches the remote metadata branch (into its remote-tracking ref for a
@@ -106,7 +107,7 @@ func (en *Engine) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OI
 	if err != nil {
 		return "", false, err
 	}
-	spec, read := "+"+string(metaRef), gitexec.RefName("FETCH_HEAD")
+	spec, read := "+"+string(checkpoint.MetaRef), gitexec.RefName("FETCH_HEAD")
 	if configured {
 		spec, read = spec+":"+string(tracking), tracking
 	}
@@ -119,7 +120,7 @@ func (en *Engine) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OI
 	}
 	tip, ok, err := en.Repo.ResolveRef(ctx, read)
 	if err == nil && !ok {
-		err = fmt.Errorf("fetched %s but %s is missing", MetadataBranch, read)
+		err = fmt.Errorf("fetched %s but %s is missing", checkpoint.MetadataBranch, read)
 	}
 	return tip, ok, err
 }
@@ -130,7 +131,7 @@ func (en *Engine) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OI
 func (en *Engine) integrate(ctx context.Context, fetched gitexec.OID) (ahead bool, err error) {
 	var rt refRetry
 	for rt.next() {
-		local, ok, err := en.Repo.ResolveRef(ctx, metaRef)
+		local, ok, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 		if err != nil {
 			return false, err
 		}
@@ -154,7 +155,7 @@ func (en *Engine) integrate(ctx context.Context, fetched gitexec.OID) (ahead boo
 				}
 			}
 		}
-		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: metaRef, New: next, Old: local}})
+		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: next, Old: local}})
 		if rt.moved(err) {
 			continue // a local writer committed meanwhile: integrate its tip instead
 		}
@@ -164,5 +165,5 @@ func (en *Engine) integrate(ctx context.Context, fetched gitexec.OID) (ahead boo
 		en.Log.Info("integrated remote session logs", "fetched", string(fetched), "local", string(local), "new", string(next))
 		return next != fetched, nil
 	}
-	return false, rt.err("integrate " + MetadataBranch)
+	return false, rt.err("integrate " + checkpoint.MetadataBranch)
 }

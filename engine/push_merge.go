@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"regexp"
 	"slices"
 	"strconv"
@@ -155,8 +156,8 @@ func (en *Engine) resummarize(ctx context.Context, cp string, tree gitexec.OID) 
 	for _, e := range entries {
 		byName[e.Name] = e
 	}
-	var sessions []SessionFiles
-	var slots []CommittedMetadata
+	var sessions []checkpoint.SessionFiles
+	var slots []checkpoint.CommittedMetadata
 	latest := -1
 	for _, n := range slotNumbers(byName) {
 		m, ok := en.slotMeta(ctx, byName[strconv.Itoa(n)].OID)
@@ -173,7 +174,7 @@ func (en *Engine) resummarize(ctx context.Context, cp string, tree gitexec.OID) 
 	if latest < 0 {
 		return tree, nil
 	}
-	root, err := marshalJSON(summarize(sessions, slots, slots[latest]))
+	root, err := checkpoint.MarshalJSON(summarize(sessions, slots, slots[latest]))
 	if err != nil {
 		return "", err
 	}
@@ -185,8 +186,8 @@ func (en *Engine) resummarize(ctx context.Context, cp string, tree gitexec.OID) 
 }
 
 // slotMeta reads a slot directory's metadata.json; ok=false when it is missing or unreadable.
-func (en *Engine) slotMeta(ctx context.Context, slotTree gitexec.OID) (CommittedMetadata, bool) {
-	var m CommittedMetadata
+func (en *Engine) slotMeta(ctx context.Context, slotTree gitexec.OID) (checkpoint.CommittedMetadata, bool) {
+	var m checkpoint.CommittedMetadata
 	data, ok, err := en.Repo.ReadBlob(ctx, string(slotTree)+":metadata.json")
 	if err != nil || !ok {
 		return m, false
@@ -195,13 +196,13 @@ func (en *Engine) slotMeta(ctx context.Context, slotTree gitexec.OID) (Committed
 }
 
 // slotFiles lists a slot's files for the root summary, as writeSlot does.
-func (en *Engine) slotFiles(ctx context.Context, cp string, n int, slotTree gitexec.OID) (SessionFiles, error) {
+func (en *Engine) slotFiles(ctx context.Context, cp string, n int, slotTree gitexec.OID) (checkpoint.SessionFiles, error) {
 	entries, _, err := en.Repo.ReadTree(ctx, string(slotTree))
 	if err != nil {
-		return SessionFiles{}, err
+		return checkpoint.SessionFiles{}, err
 	}
 	dir := "/" + cp + "/" + strconv.Itoa(n)
-	f := SessionFiles{Metadata: dir + "/metadata.json", Transcript: dir + "/full.jsonl", ContentHash: dir + "/content_hash.txt"}
+	f := checkpoint.SessionFiles{Metadata: dir + "/metadata.json", Transcript: dir + "/full.jsonl", ContentHash: dir + "/content_hash.txt"}
 	for _, e := range entries {
 		switch e.Name {
 		case "prompt.txt":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"io"
 	"log/slog"
 	"os/exec"
@@ -92,7 +93,7 @@ func shareFiles(t *testing.T, en *Engine, treeish string) map[string]string {
 // slotJSON is a slot's metadata.json for session sid with one touched file and usage n.
 func slotJSON(t *testing.T, sid, file string, n int, at time.Time) string {
 	t.Helper()
-	data, err := marshalJSON(CommittedMetadata{CheckpointID: "abcdef012345", SessionID: sid, Strategy: StrategyManualCommit,
+	data, err := checkpoint.MarshalJSON(checkpoint.CommittedMetadata{CheckpointID: "abcdef012345", SessionID: sid, Strategy: checkpoint.StrategyManualCommit,
 		CreatedAt: at, Branch: "br-" + sid, CheckpointsCount: n, FilesTouched: []string{file}, Agent: AgentClaudeCode,
 		TokenUsage: &events.TokenUsage{InputTokens: n, APICallCount: 1}})
 	if err != nil {
@@ -162,7 +163,7 @@ func TestUnionCheckpointMergesSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := shareFiles(t, en, string(got))
-	var root CheckpointSummary
+	var root checkpoint.CheckpointSummary
 	if err := json.Unmarshal([]byte(files[cp+"/metadata.json"]), &root); err != nil {
 		t.Fatalf("root metadata: %v\n%s", err, files[cp+"/metadata.json"])
 	}
@@ -186,10 +187,10 @@ func TestUnionCheckpointMergesSlots(t *testing.T) {
 		t.Errorf("merged checkpoint (-want +got):\n%s", d)
 	}
 	d := "/" + cp + "/"
-	wantRoot := CheckpointSummary{
-		CheckpointID: "abcdef012345", Strategy: StrategyManualCommit, Branch: "br-z", // slot written last
+	wantRoot := checkpoint.CheckpointSummary{
+		CheckpointID: "abcdef012345", Strategy: checkpoint.StrategyManualCommit, Branch: "br-z", // slot written last
 		CheckpointsCount: 7, FilesTouched: []string{"a.go", "x.go", "y.go"},
-		Sessions: []SessionFiles{
+		Sessions: []checkpoint.SessionFiles{
 			{Metadata: d + "0/metadata.json", Transcript: d + "0/full.jsonl", ContentHash: d + "0/content_hash.txt"},
 			{Metadata: d + "1/metadata.json", Transcript: d + "1/full.jsonl", ContentHash: d + "1/content_hash.txt"},
 			{Metadata: d + "2/metadata.json", Transcript: d + "2/full.jsonl", ContentHash: d + "2/content_hash.txt",
@@ -222,7 +223,7 @@ func TestUnionCheckpointSameSlotsKeepsFetchedRoot(t *testing.T) {
 func shareCommit(t *testing.T, en *Engine, files map[string]string) gitexec.OID {
 	t.Helper()
 	ctx := context.Background()
-	tip, ok, err := en.Repo.ResolveRef(ctx, metaRef)
+	tip, ok, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func shareCommit(t *testing.T, en *Engine, files map[string]string) gitexec.OID 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: metaRef, New: commit, Old: tip}}); err != nil {
+	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: commit, Old: tip}}); err != nil {
 		t.Fatal(err)
 	}
 	return commit
@@ -255,33 +256,33 @@ func TestFetchRecordCreatesFastForwardsAndMerges(t *testing.T) {
 	}
 	// B has no local branch: FetchRecord creates it at the remote tip.
 	one := shareCommit(t, a, map[string]string{"aa/0000000001/metadata.json": "one"})
-	shareGit(t, a.Repo.TopLevel, "push", "-q", bare, MetadataBranch)
+	shareGit(t, a.Repo.TopLevel, "push", "-q", bare, checkpoint.MetadataBranch)
 	if err := b.FetchRecord(ctx, "origin"); err != nil {
 		t.Fatal(err)
 	}
-	if got := shareGit(t, b.Repo.TopLevel, "rev-parse", MetadataBranch); got != string(one) {
+	if got := shareGit(t, b.Repo.TopLevel, "rev-parse", checkpoint.MetadataBranch); got != string(one) {
 		t.Fatalf("B's branch = %s, want %s", got, one)
 	}
 	// B is behind: fast-forward.
 	two := shareCommit(t, a, map[string]string{"aa/0000000001/metadata.json": "one", "bb/0000000002/metadata.json": "two"})
-	shareGit(t, a.Repo.TopLevel, "push", "-q", bare, MetadataBranch)
+	shareGit(t, a.Repo.TopLevel, "push", "-q", bare, checkpoint.MetadataBranch)
 	if err := b.FetchRecord(ctx, "origin"); err != nil {
 		t.Fatal(err)
 	}
-	if got := shareGit(t, b.Repo.TopLevel, "rev-parse", MetadataBranch); got != string(two) {
+	if got := shareGit(t, b.Repo.TopLevel, "rev-parse", checkpoint.MetadataBranch); got != string(two) {
 		t.Fatalf("B's branch = %s, want the fast-forward to %s", got, two)
 	}
 	// Both moved: a two-parent merge holding the union.
 	three := shareCommit(t, a, map[string]string{"aa/0000000001/metadata.json": "one", "bb/0000000002/metadata.json": "two", "cc/0000000003/metadata.json": "three"})
-	shareGit(t, a.Repo.TopLevel, "push", "-q", bare, MetadataBranch)
+	shareGit(t, a.Repo.TopLevel, "push", "-q", bare, checkpoint.MetadataBranch)
 	mine := shareCommit(t, b, map[string]string{"aa/0000000001/metadata.json": "one", "bb/0000000002/metadata.json": "two", "dd/0000000004/metadata.json": "four"})
 	if err := b.FetchRecord(ctx, "origin"); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := shareGit(t, b.Repo.TopLevel, "log", "-1", "--format=%P%n%s", MetadataBranch), string(mine)+" "+string(three)+"\n"+mergeMessage; got != want {
+	if got, want := shareGit(t, b.Repo.TopLevel, "log", "-1", "--format=%P%n%s", checkpoint.MetadataBranch), string(mine)+" "+string(three)+"\n"+mergeMessage; got != want {
 		t.Errorf("merge commit = %q, want %q", got, want)
 	}
-	if got := shareFiles(t, b, MetadataBranch); len(got) != 4 || got["cc/0000000003/metadata.json"] != "three" || got["dd/0000000004/metadata.json"] != "four" {
+	if got := shareFiles(t, b, checkpoint.MetadataBranch); len(got) != 4 || got["cc/0000000003/metadata.json"] != "three" || got["dd/0000000004/metadata.json"] != "four" {
 		t.Errorf("merged tree = %v, want all four checkpoints", got)
 	}
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -72,9 +74,9 @@ func rdCommit(t *testing.T, repo *gitexec.Repo, ref string, parent gitexec.OID, 
 	return commit
 }
 
-func rdReader(t *testing.T, repo *gitexec.Repo) *Reader {
+func rdReader(t *testing.T, repo *gitexec.Repo) *checkpoint.Reader {
 	t.Helper()
-	r, err := NewReader(context.Background(), repo)
+	r, err := checkpoint.NewReader(context.Background(), repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ const rdLine3 = `{"type":"user","message":{"content":"second prompt"}}`
 const rdLine4 = `{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"done"}]}}`
 
 func rdSlotFiles(id, slot, session string) map[string]string {
-	dir := CheckpointPath(id) + "/" + slot
+	dir := checkpoint.CheckpointPath(id) + "/" + slot
 	return map[string]string{
 		dir + "/metadata.json": `{"checkpoint_id":"` + id + `","session_id":"` + session + `","strategy":"manual-commit","created_at":"2026-02-16T01:00:50Z","checkpoints_count":1,"files_touched":["a.go"],"agent":"Claude Code","checkpoint_transcript_start":2,"transcript_lines_at_start":2}` + "\n",
 	}
@@ -96,7 +98,7 @@ func rdSlotFiles(id, slot, session string) map[string]string {
 func rdRoot(id string, slots int) string {
 	var sessions []string
 	for i := range slots {
-		d := "/" + CheckpointPath(id) + "/" + string(rune('0'+i))
+		d := "/" + checkpoint.CheckpointPath(id) + "/" + string(rune('0'+i))
 		sessions = append(sessions, `{"metadata":"`+d+`/metadata.json","transcript":"`+d+`/full.jsonl","context":"","content_hash":"`+d+`/content_hash.txt","prompt":""}`)
 	}
 	return `{"checkpoint_id":"` + id + `","strategy":"manual-commit","checkpoints_count":1,"files_touched":["a.go"],"sessions":[` + strings.Join(sessions, ",") + `]}` + "\n"
@@ -120,12 +122,12 @@ func TestReadChunkedTranscript(t *testing.T) {
 			repo := rdRepo(t)
 			id := "ed51f6581660"
 			files := rdSlotFiles(id, "0", "s1")
-			files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
-			files[CheckpointPath(id)+"/0/prompt.txt"] = "first prompt\n\n---\n\nsecond prompt"
+			files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
+			files[checkpoint.CheckpointPath(id)+"/0/prompt.txt"] = "first prompt\n\n---\n\nsecond prompt"
 			for name, data := range tc.files {
-				files[CheckpointPath(id)+"/0/"+name] = data
+				files[checkpoint.CheckpointPath(id)+"/0/"+name] = data
 			}
-			rdCommit(t, repo, "refs/heads/"+MetadataBranch, "", "Checkpoint: "+id, files)
+			rdCommit(t, repo, "refs/heads/"+checkpoint.MetadataBranch, "", "Checkpoint: "+id, files)
 			cp, err := rdReader(t, repo).ReadCheckpoint(context.Background(), "ed5")
 			if err != nil {
 				t.Fatal(err)
@@ -151,7 +153,7 @@ func TestReadChunkedTranscript(t *testing.T) {
 }
 
 func TestReadGeminiChunksMerge(t *testing.T) {
-	got, err := joinChunks("Gemini CLI", [][]byte{[]byte(`{"messages":[{"id":"1"}]}`), []byte(`{"messages":[{"id":"2"},{"id":"3"}]}`)})
+	got, err := checkpoint.JoinChunks("Gemini CLI", [][]byte{[]byte(`{"messages":[{"id":"1"}]}`), []byte(`{"messages":[{"id":"2"},{"id":"3"}]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +165,8 @@ func TestReadGeminiChunksMerge(t *testing.T) {
 func TestReadLegacyRoot(t *testing.T) {
 	repo := rdRepo(t)
 	id := "1a2b3c4d5e6f"
-	cp := CheckpointPath(id)
-	rdCommit(t, repo, "refs/heads/"+MetadataBranch, "", "Checkpoint: "+id, map[string]string{
+	cp := checkpoint.CheckpointPath(id)
+	rdCommit(t, repo, "refs/heads/"+checkpoint.MetadataBranch, "", "Checkpoint: "+id, map[string]string{
 		cp + "/metadata.json": `{"checkpoint_id":"1a2b3c4d5e6f","session_id":"latest","created_at":"2025-12-01T10:00:00Z",` +
 			`"checkpoints_count":2,"files_touched":["f.go"],"agent":"Claude Code","is_task":false,"tool_use_id":"",` +
 			`"session_count":2,"session_ids":["older","latest"]}`,
@@ -203,14 +205,14 @@ func TestReadResolvePrefix(t *testing.T) {
 	repo := rdRepo(t)
 	files := map[string]string{}
 	for _, id := range []string{"ab0000000001", "ab0000000002", "cd0000000001"} {
-		files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
+		files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
 		for k, v := range rdSlotFiles(id, "0", "s-"+id) {
 			files[k] = v
 		}
 	}
 	files["ab/not-an-id/metadata.json"] = "{}"    // not 10 hex: not a checkpoint
 	files["cd/0000000002/full.jsonl"] = "ignored" // no metadata.json: not a checkpoint
-	rdCommit(t, repo, "refs/heads/"+MetadataBranch, "", "Checkpoints", files)
+	rdCommit(t, repo, "refs/heads/"+checkpoint.MetadataBranch, "", "Checkpoints", files)
 	r := rdReader(t, repo)
 	ctx := context.Background()
 
@@ -227,12 +229,12 @@ func TestReadResolvePrefix(t *testing.T) {
 		}
 	}
 	for _, prefix := range []string{"ef", "", "cd0000000002", "zz"} {
-		if _, err := r.Resolve(ctx, prefix); !errors.Is(err, ErrCheckpointNotFound) {
+		if _, err := r.Resolve(ctx, prefix); !errors.Is(err, checkpoint.ErrCheckpointNotFound) {
 			t.Errorf("Resolve(%q) error = %v, want ErrCheckpointNotFound", prefix, err)
 		}
 	}
 	_, err = r.ReadCheckpoint(ctx, "ab")
-	var amb *AmbiguousError
+	var amb *checkpoint.AmbiguousError
 	if !errors.As(err, &amb) {
 		t.Fatalf("ReadCheckpoint(ab) error = %v, want *AmbiguousError", err)
 	}
@@ -251,7 +253,7 @@ func TestReadWithoutMetadataBranch(t *testing.T) {
 	if err != nil || len(ids) != 0 {
 		t.Errorf("ListCommitted = %v, %v; want none", ids, err)
 	}
-	if _, err := r.ReadCheckpoint(context.Background(), "ab"); !errors.Is(err, ErrCheckpointNotFound) {
+	if _, err := r.ReadCheckpoint(context.Background(), "ab"); !errors.Is(err, checkpoint.ErrCheckpointNotFound) {
 		t.Errorf("ReadCheckpoint error = %v, want ErrCheckpointNotFound", err)
 	}
 }
@@ -265,7 +267,7 @@ func TestReadLinkedCommits(t *testing.T) {
 	c4 := rdCommit(t, repo, ref, c3, "Bad trailer\n\nEntire-Checkpoint: BBBBBBBBBBBB\n", map[string]string{"d": "d"})
 	_ = c4
 	ctx := context.Background()
-	all, err := LinkedCommits(ctx, repo, "HEAD", "", 0)
+	all, err := checkpoint.LinkedCommits(ctx, repo, "HEAD", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,11 +282,11 @@ func TestReadLinkedCommits(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("LinkedCommits (-want +got):\n%s", diff)
 	}
-	one, err := LinkedCommits(ctx, repo, "HEAD", "aaaaaaaaaaaa", 0)
+	one, err := checkpoint.LinkedCommits(ctx, repo, "HEAD", "aaaaaaaaaaaa", 0)
 	if err != nil || len(one) != 1 || one[0].SHA != c1 {
 		t.Errorf("LinkedCommits(aaaa…) = %v, %v; want only %s", one, err, c1)
 	}
-	if limited, _ := LinkedCommits(ctx, repo, "HEAD", "", 1); len(limited) != 1 || limited[0].SHA != c3 {
+	if limited, _ := checkpoint.LinkedCommits(ctx, repo, "HEAD", "", 1); len(limited) != 1 || limited[0].SHA != c3 {
 		t.Errorf("LinkedCommits limit 1 = %v, want only %s", limited, c3)
 	}
 }
@@ -292,7 +294,7 @@ func TestReadLinkedCommits(t *testing.T) {
 func TestReadTemporary(t *testing.T) {
 	repo := rdRepo(t)
 	base := rdCommit(t, repo, "refs/heads/main", "", "init\n", map[string]string{"README": "hi\n"})
-	branch := ShadowBranch(string(base), "")
+	branch := session.ShadowBranch(string(base), "")
 	ref := "refs/heads/" + branch
 	meta := ".entire/metadata/sess-t"
 	// The first turn on this branch is the session's second: its first turn was condensed.
@@ -304,7 +306,7 @@ func TestReadTemporary(t *testing.T) {
 	carry := rdCommit(t, repo, ref, second, "carry forward: uncommitted session files\n\nEntire-Metadata: \nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
 		map[string]string{"c.go": "c\n"})
 	ctx := context.Background()
-	tcs, err := ListTemporary(ctx, repo)
+	tcs, err := checkpoint.ListTemporary(ctx, repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,11 +322,11 @@ func TestReadTemporary(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ListTemporary (-want +got):\n%s", diff)
 	}
-	tc, err := FindTemporary(ctx, repo, second.Short(9))
+	tc, err := checkpoint.FindTemporary(ctx, repo, second.Short(9))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, err := ReadTemporary(ctx, repo, tc)
+	cp, err := checkpoint.ReadTemporary(ctx, repo, tc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,11 +341,11 @@ func TestReadTemporary(t *testing.T) {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	// The branch's first commit is scoped from its turn's first prompt (prompt.txt).
-	tc, err = FindTemporary(ctx, repo, string(first))
+	tc, err = checkpoint.FindTemporary(ctx, repo, string(first))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cp, err = ReadTemporary(ctx, repo, tc); err != nil {
+	if cp, err = checkpoint.ReadTemporary(ctx, repo, tc); err != nil {
 		t.Fatal(err)
 	}
 	if got := cp.Slots[0].TranscriptStart(); got != 2 {
@@ -352,7 +354,7 @@ func TestReadTemporary(t *testing.T) {
 	if diff := cmp.Diff([]string{"a.go"}, cp.Slots[0].Meta.FilesTouched); diff != "" {
 		t.Errorf("first commit files (-want +got):\n%s", diff)
 	}
-	if _, err := FindTemporary(ctx, repo, "ffffffff"); !errors.Is(err, ErrCheckpointNotFound) {
+	if _, err := checkpoint.FindTemporary(ctx, repo, "ffffffff"); !errors.Is(err, checkpoint.ErrCheckpointNotFound) {
 		t.Errorf("FindTemporary(unknown) error = %v, want ErrCheckpointNotFound", err)
 	}
 }
@@ -366,14 +368,14 @@ func TestReadTranscriptEntries(t *testing.T) {
 		`not json`,
 		`{"type":"user","message":{"content":[{"type":"text","text":"part one"},{"type":"text","text":"part two"}]}}`,
 	}, "\n")
-	want := []TranscriptEntry{
+	want := []checkpoint.TranscriptEntry{
 		{Kind: "user", Text: "Do it"},
 		{Kind: "assistant", Text: "Sure."},
 		{Kind: "tool", Tool: "Bash", Text: "list files"},
 		{Kind: "tool", Tool: "Write", Text: "/r/a.go"},
 		{Kind: "user", Text: "part one\n\npart two"},
 	}
-	if diff := cmp.Diff(want, TranscriptEntries([]byte(data))); diff != "" {
+	if diff := cmp.Diff(want, checkpoint.TranscriptEntries([]byte(data))); diff != "" {
 		t.Errorf("TranscriptEntries (-want +got):\n%s", diff)
 	}
 }
@@ -390,7 +392,7 @@ func TestReadSkipLines(t *testing.T) {
 		{"a\nb\n", 2, ""},
 		{"a\nb\n", 5, ""},
 	} {
-		if got := string(SkipLines([]byte(tc.in), tc.n)); got != tc.want {
+		if got := string(checkpoint.SkipLines([]byte(tc.in), tc.n)); got != tc.want {
 			t.Errorf("SkipLines(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}

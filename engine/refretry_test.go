@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func TestUpdateMetadataBranchLockedIsNotRetried(t *testing.T) {
 	if err := en.EnsureMetadataBranch(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lock := filepath.Join(en.Repo.CommonDir, "refs", "heads", filepath.FromSlash(MetadataBranch)+".lock")
+	lock := filepath.Join(en.Repo.CommonDir, "refs", "heads", filepath.FromSlash(checkpoint.MetadataBranch)+".lock")
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +72,14 @@ func TestUpdateMetadataBranchRaceIsRetried(t *testing.T) {
 	if err := en.EnsureMetadataBranch(ctx); err != nil {
 		t.Fatal(err)
 	}
-	tip, _, err := en.Repo.ResolveRef(ctx, metaRef)
+	tip, _, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var other gitexec.OID
 	race := func(n int) {
 		if n == 1 {
-			other = rdCommit(t, en.Repo, string(metaRef), tip, "other writer\n", map[string]string{"zz/other": "x"})
+			other = rdCommit(t, en.Repo, string(checkpoint.MetaRef), tip, "other writer\n", map[string]string{"zz/other": "x"})
 		}
 	}
 	calls := 0

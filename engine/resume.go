@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,8 +99,8 @@ type TranscriptRestore struct {
 
 // ResumePlan is what resume found for a branch.
 type ResumePlan struct {
-	Commit     *LinkedCommit // the newest linked commit; nil when the branch has none
-	Checkpoint *Checkpoint
+	Commit     *checkpoint.LinkedCommit // the newest linked commit; nil when the branch has none
+	Checkpoint *checkpoint.Checkpoint
 	Restores   []TranscriptRestore // oldest session first: the last is the most recent
 	Skipped    []string            // why some slots cannot be restored, one line each
 }
@@ -124,7 +126,7 @@ const resumeScan = 20
 // every session in it (every slot) to where place says its agent keeps it. When the local
 // record lacks that checkpoint it fetches remote's ("" disables fetching).
 func (en *Engine) PlanResume(ctx context.Context, rev, remote string, place TranscriptPlace) (*ResumePlan, error) {
-	linked, err := LinkedCommits(ctx, en.Repo, rev, "", resumeScan)
+	linked, err := checkpoint.LinkedCommits(ctx, en.Repo, rev, "", resumeScan)
 	if err != nil || len(linked) == 0 {
 		return &ResumePlan{}, err
 	}
@@ -134,7 +136,7 @@ func (en *Engine) PlanResume(ctx context.Context, rev, remote string, place Tran
 		return nil, err
 	}
 	if plan.Checkpoint, err = rd.ReadCheckpoint(ctx, linked[0].CheckpointID); err != nil {
-		if errors.Is(err, ErrCheckpointNotFound) {
+		if errors.Is(err, checkpoint.ErrCheckpointNotFound) {
 			return nil, fmt.Errorf("checkpoint %s of commit %s is neither in the local record nor on %q",
 				linked[0].CheckpointID, linked[0].SHA.Short(7), remote)
 		}
@@ -158,27 +160,27 @@ func (en *Engine) PlanResume(ctx context.Context, rev, remote string, place Tran
 // ReaderWithCheckpoint returns a reader of the metadata branch that has checkpoint id, fetching
 // remote's entire/checkpoints/v1 first when the local record lacks it. A reader without the
 // checkpoint comes back when remote is "" or not a configured remote, or has no such record.
-func (en *Engine) ReaderWithCheckpoint(ctx context.Context, id, remote string) (*Reader, error) {
-	rd, err := NewReader(ctx, en.Repo)
+func (en *Engine) ReaderWithCheckpoint(ctx context.Context, id, remote string) (*checkpoint.Reader, error) {
+	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := rd.Resolve(ctx, id); !errors.Is(err, ErrCheckpointNotFound) || remote == "" {
+	if _, err := rd.Resolve(ctx, id); !errors.Is(err, checkpoint.ErrCheckpointNotFound) || remote == "" {
 		return rd, nil
 	}
 	if ok, err := en.Repo.RemoteConfigured(ctx, remote); err != nil || !ok {
 		return rd, err
 	}
-	fmt.Fprintf(en.Stderr, "Checkpoint %s is not in the local record; fetching %s from %s...\n", id, MetadataBranch, remote)
+	fmt.Fprintf(en.Stderr, "Checkpoint %s is not in the local record; fetching %s from %s...\n", id, checkpoint.MetadataBranch, remote)
 	if err := en.FetchRecord(ctx, remote); err != nil {
-		return nil, fmt.Errorf("fetch %s from %s: %w", MetadataBranch, remote, err)
+		return nil, fmt.Errorf("fetch %s from %s: %w", checkpoint.MetadataBranch, remote, err)
 	}
-	return NewReader(ctx, en.Repo)
+	return checkpoint.NewReader(ctx, en.Repo)
 }
 
 // restoreFor plans one slot, or says why it cannot be restored (spec §3.9: no session ID, no
 // or unknown agent, no transcript).
-func (en *Engine) restoreFor(s Slot, place TranscriptPlace) (TranscriptRestore, string) {
+func (en *Engine) restoreFor(s checkpoint.Slot, place TranscriptPlace) (TranscriptRestore, string) {
 	m := s.Meta
 	switch {
 	case m.SessionID == "":
@@ -194,7 +196,7 @@ func (en *Engine) restoreFor(s Slot, place TranscriptPlace) (TranscriptRestore, 
 	}
 	r := TranscriptRestore{SessionID: m.SessionID, Agent: m.Agent, Path: path, Data: s.Transcript, Lines: countLines(s.Transcript)}
 	if p := s.AllPrompts(); len(p) > 0 {
-		r.Prompt = firstPrompt(p[0])
+		r.Prompt = session.FirstPrompt(p[0])
 	}
 	r.LastEntry, _ = claudecode.LastTimestamp(s.Transcript)
 	local, err := os.ReadFile(path)
@@ -216,7 +218,7 @@ func (en *Engine) restoreFor(s Slot, place TranscriptPlace) (TranscriptRestore, 
 
 // transcriptDestination is the metadata's transcript_path under $HOME, else the local session
 // state's transcript path, else the agent's default location (spec §13).
-func (en *Engine) transcriptDestination(m CommittedMetadata, def DefaultTranscriptFunc) string {
+func (en *Engine) transcriptDestination(m checkpoint.CommittedMetadata, def DefaultTranscriptFunc) string {
 	if rel := filepath.FromSlash(m.TranscriptPath); rel != "" && en.Home != "" && filepath.IsLocal(rel) {
 		return filepath.Join(en.Home, rel)
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,19 +17,19 @@ import (
 
 func TestRestoreFor(t *testing.T) {
 	home := t.TempDir()
-	en := &Engine{Home: home, Store: NewStore(t.TempDir())}
+	en := &Engine{Home: home, Store: session.NewStore(t.TempDir())}
 	def := func(agent, sid string) string { return filepath.Join(home, "default", sid+".jsonl") }
 	place := TranscriptPlace{Default: def}
 	override := TranscriptPlace{Override: filepath.Join(home, "claude-project"), Default: def}
 	rel := ".claude/projects/p/s.jsonl"
 	abs := filepath.Join(home, filepath.FromSlash(rel))
 	data := []byte("a\nb\n")
-	slot := func(agent, path string, transcript []byte) Slot {
-		return Slot{Meta: CommittedMetadata{SessionID: "s", Agent: agent, TranscriptPath: path}, Transcript: transcript}
+	slot := func(agent, path string, transcript []byte) checkpoint.Slot {
+		return checkpoint.Slot{Meta: checkpoint.CommittedMetadata{SessionID: "s", Agent: agent, TranscriptPath: path}, Transcript: transcript}
 	}
 	for _, tc := range []struct {
 		name   string
-		slot   Slot
+		slot   checkpoint.Slot
 		place  *TranscriptPlace // nil: place
 		local  string           // "" = no local file
 		want   RestoreStatus
@@ -47,7 +49,7 @@ func TestRestoreFor(t *testing.T) {
 		{name: "claude project dir is not gemini's", slot: slot("Gemini CLI", rel, data), place: &override, want: RestoreNew, path: abs},
 		{name: "unknown agent", slot: slot("Agent", rel, data), reason: "cannot be resumed"},
 		{name: "no transcript", slot: slot(AgentClaudeCode, rel, nil), reason: "no transcript"},
-		{name: "no session", slot: Slot{Meta: CommittedMetadata{Agent: AgentClaudeCode}, Transcript: data}, reason: "without a session ID"},
+		{name: "no session", slot: checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: AgentClaudeCode}, Transcript: data}, reason: "without a session ID"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.RemoveAll(filepath.Dir(abs))
@@ -113,9 +115,9 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	en, head := mtEngine(t)
 	const id, missing = "a1b2c3d4e5f6", "0f0f0f0f0f0f"
 	files := rdSlotFiles(id, "0", "s1")
-	files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
-	files[CheckpointPath(id)+"/0/full.jsonl"] = rdLine1 + "\n"
-	rdCommit(t, en.Repo, string(metaRef), "", "Checkpoint: "+id, files)
+	files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
+	files[checkpoint.CheckpointPath(id)+"/0/full.jsonl"] = rdLine1 + "\n"
+	rdCommit(t, en.Repo, string(checkpoint.MetaRef), "", "Checkpoint: "+id, files)
 	older := rdCommit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "old\n\nEntire-Checkpoint: "+missing+"\n", map[string]string{"x": "1\n"})
 	newest := rdCommit(t, en.Repo, "refs/heads/main", older, "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "2\n"})
 	rdCommit(t, en.Repo, "refs/heads/main", newest, "unlinked", map[string]string{"x": "3\n"})
@@ -153,10 +155,10 @@ func TestPlanResumeRestoresEverySlotOldestFirst(t *testing.T) {
 	for k, v := range rdSlotFiles(id, "1", "s-early") {
 		files[k] = v
 	}
-	files[CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 2)
-	files[CheckpointPath(id)+"/0/full.jsonl"] = late
-	files[CheckpointPath(id)+"/1/full.jsonl"] = early
-	rdCommit(t, en.Repo, string(metaRef), "", "Checkpoint: "+id, files)
+	files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 2)
+	files[checkpoint.CheckpointPath(id)+"/0/full.jsonl"] = late
+	files[checkpoint.CheckpointPath(id)+"/1/full.jsonl"] = early
+	rdCommit(t, en.Repo, string(checkpoint.MetaRef), "", "Checkpoint: "+id, files)
 	rdCommit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "1\n"})
 	dir := t.TempDir()
 	// s-early's local file is an earlier part of its checkpoint transcript; s-late's is not.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"path"
 	"sort"
 	"strings"
@@ -92,8 +94,8 @@ func (en *Engine) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
 
 // temporaryPoints are the checkpoint commits on the shadow branch of HEAD in this work tree.
 func (en *Engine) temporaryPoints(ctx context.Context, head gitexec.OID) ([]RewindPoint, error) {
-	branch := ShadowBranch(string(head), en.Repo.WorktreeID())
-	tcs, err := ListTemporaryOn(ctx, en.Repo, branch)
+	branch := session.ShadowBranch(string(head), en.Repo.WorktreeID())
+	tcs, err := checkpoint.ListTemporaryOn(ctx, en.Repo, branch)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +125,7 @@ func (en *Engine) temporaryPoints(ctx context.Context, head gitexec.OID) ([]Rewi
 // logsOnlyPoints are the user commits among the last 50 from HEAD whose checkpoint trailer
 // names a checkpoint on the metadata branch.
 func (en *Engine) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
-	rd, err := NewReader(ctx, en.Repo)
+	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +141,7 @@ func (en *Engine) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
 	for _, c := range recent {
 		inRecent[c] = true
 	}
-	linked, err := LinkedCommits(ctx, en.Repo, "HEAD", "", logsOnlyScan)
+	linked, err := checkpoint.LinkedCommits(ctx, en.Repo, "HEAD", "", logsOnlyScan)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +209,7 @@ func FindRewindPoint(points []RewindPoint, id string) (RewindPoint, error) {
 	case 1:
 		return match[0], nil
 	}
-	amb := &AmbiguousError{Prefix: id}
+	amb := &checkpoint.AmbiguousError{Prefix: id}
 	for _, p := range match {
 		amb.Candidates = append(amb.Candidates, p.ID)
 	}
@@ -245,7 +247,7 @@ func (en *Engine) planTemporaryTranscript(ctx context.Context, plan *RewindPlan,
 		plan.Resume = append(plan.Resume, resumeCommand(p.Agent, p.SessionID))
 		return err
 	}
-	data, _, err := readTranscript(ctx, en.Repo, entries, p.Agent)
+	data, _, err := checkpoint.ReadTranscript(ctx, en.Repo, entries, p.Agent)
 	if err != nil {
 		return err
 	}
@@ -260,7 +262,7 @@ func (en *Engine) planTemporaryTranscript(ctx context.Context, plan *RewindPlan,
 		}
 	}
 	if data != nil {
-		dest := en.placeTranscript(CommittedMetadata{SessionID: p.SessionID, Agent: p.Agent}, place)
+		dest := en.placeTranscript(checkpoint.CommittedMetadata{SessionID: p.SessionID, Agent: p.Agent}, place)
 		plan.Transcripts = append(plan.Transcripts, RewindTranscript{SessionID: p.SessionID, Path: dest, Data: data})
 	}
 	plan.Resume = append(plan.Resume, resumeCommand(p.Agent, p.SessionID))
@@ -270,7 +272,7 @@ func (en *Engine) planTemporaryTranscript(ctx context.Context, plan *RewindPlan,
 // planCommittedTranscripts reads every session slot of the point's committed checkpoint, the
 // latest session's resume command first.
 func (en *Engine) planCommittedTranscripts(ctx context.Context, plan *RewindPlan, p RewindPoint, place TranscriptPlace) error {
-	rd, err := NewReader(ctx, en.Repo)
+	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
 		return err
 	}

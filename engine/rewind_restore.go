@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"path/filepath"
 	"sort"
 
@@ -61,7 +63,7 @@ type TranscriptPlace struct {
 
 // placeTranscript is a session's restore destination; a slot without an agent is Claude
 // Code's (records older than the agent field).
-func (en *Engine) placeTranscript(m CommittedMetadata, place TranscriptPlace) string {
+func (en *Engine) placeTranscript(m checkpoint.CommittedMetadata, place TranscriptPlace) string {
 	if m.Agent == "" {
 		m.Agent = AgentClaudeCode
 	}
@@ -97,7 +99,7 @@ func (en *Engine) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKind
 		return nil, err
 	}
 	known := []string{string(head), p.ID}
-	if tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(ShadowBranch(string(head), en.Repo.WorktreeID()))); err != nil {
+	if tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(session.ShadowBranch(string(head), en.Repo.WorktreeID()))); err != nil {
 		return nil, err
 	} else if ok {
 		known = append(known, string(tip))

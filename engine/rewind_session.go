@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 
 	"github.com/entirerec/entire/events"
@@ -30,7 +32,7 @@ type undoSession struct {
 
 // openRewoundSession opens the journal of the session the plan rewinds, or returns nil when
 // there is none: no temporary checkpoint involved, or no session recorded here under its ID.
-func (en *Engine) openRewoundSession(plan *RewindPlan) (*Session, error) {
+func (en *Engine) openRewoundSession(plan *RewindPlan) (*session.Session, error) {
 	if plan.rewound == nil || claudecode.ValidateSessionID(plan.session) != nil {
 		return nil, nil
 	}
@@ -50,7 +52,7 @@ func (en *Engine) openRewoundSession(plan *RewindPlan) (*Session, error) {
 
 // recordRewound appends the Rewound event to the session's journal once the rewind is done.
 // A failure is reported, not returned: the work tree is already as the user asked.
-func (en *Engine) recordRewound(ctx context.Context, sess *Session, plan *RewindPlan) {
+func (en *Engine) recordRewound(ctx context.Context, sess *session.Session, plan *RewindPlan) {
 	if sess == nil {
 		return
 	}
@@ -67,7 +69,7 @@ func (en *Engine) recordRewound(ctx context.Context, sess *Session, plan *Rewind
 // rewoundEvent works out the session's files at the checkpoint (its files that the checkpoint
 // changes against HEAD: the checkpoint tree also holds the user's own changes) and where the
 // transcript the rewind wrote ends.
-func (en *Engine) rewoundEvent(ctx context.Context, s State, plan *RewindPlan) (events.Rewound, error) {
+func (en *Engine) rewoundEvent(ctx context.Context, s session.State, plan *RewindPlan) (events.Rewound, error) {
 	r := plan.rewound
 	ev := events.Rewound{Branch: plan.shadow, Commit: r.commit, BaseCommit: string(plan.head), Files: r.files, Undo: r.undo}
 	if !r.undo {
@@ -77,7 +79,7 @@ func (en *Engine) rewoundEvent(ctx context.Context, s State, plan *RewindPlan) (
 		}
 		changed := make([]string, 0, len(diff))
 		for _, d := range diff {
-			if !isInfrastructure(d.Path) {
+			if !checkpoint.IsInfrastructure(d.Path) {
 				changed = append(changed, d.Path)
 			}
 		}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"io"
 	"log/slog"
 	"os"
@@ -37,7 +39,7 @@ func TestFindRewindPoint(t *testing.T) {
 		{id: " ", err: ErrRewindPointNotFound},
 	} {
 		p, err := FindRewindPoint(points, tc.id)
-		var amb *AmbiguousError
+		var amb *checkpoint.AmbiguousError
 		switch {
 		case tc.amb:
 			if !errors.As(err, &amb) || len(amb.Candidates) != 2 {
@@ -139,7 +141,7 @@ func TestRewindAndUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	branch := ShadowBranch(string(head), repo.WorktreeID())
+	branch := session.ShadowBranch(string(head), repo.WorktreeID())
 	cp1 := rwShadow(t, repo, head, "", branch, "Add a", map[string]string{"a.txt": "A1\n", ".entire/metadata/s1/full.jsonl": "one\n"})
 	cp2 := rwShadow(t, repo, cp1, cp1, branch, "Add b", map[string]string{"a.txt": "A2\n", "b.txt": "B\n", ".entire/metadata/s1/full.jsonl": "one\ntwo\n"})
 	rwWrite(t, top, "a.txt", "A2\n")
@@ -148,7 +150,7 @@ func TestRewindAndUndo(t *testing.T) {
 	rwWrite(t, top, ".claude/new.txt", "agent settings\n")
 	en := New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 	en.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	if err := en.Store.WriteSnapshot(State{SessionID: "s1", WorktreePath: top, AgentType: AgentClaudeCode, UntrackedFilesAtStart: []string{"keep.txt"}}); err != nil {
+	if err := en.Store.WriteSnapshot(session.State{SessionID: "s1", WorktreePath: top, AgentType: AgentClaudeCode, UntrackedFilesAtStart: []string{"keep.txt"}}); err != nil {
 		t.Fatal(err)
 	}
 

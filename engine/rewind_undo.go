@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/entirerec/entire/gitexec"
@@ -84,7 +87,7 @@ func (en *Engine) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 			if err != nil {
 				return nil, err
 			}
-			if rt.Data, _, err = readTranscript(ctx, en.Repo, entries, ""); err != nil {
+			if rt.Data, _, err = checkpoint.ReadTranscript(ctx, en.Repo, entries, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -135,7 +138,7 @@ func (en *Engine) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.OI
 	}
 	if sess != nil {
 		s := sess.State
-		rec.Session = &undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: cloneStrings(s.FilesTouched)}
+		rec.Session = &undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: slices.Clone(s.FilesTouched)}
 	}
 	if err := en.recordUndo(ctx, plan, rec); err != nil {
 		return "", err
@@ -198,7 +201,7 @@ func (en *Engine) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewin
 	}
 	var paths []string
 	for _, e := range st {
-		if !isInfrastructure(e.Path) {
+		if !checkpoint.IsInfrastructure(e.Path) {
 			paths = append(paths, e.Path)
 		}
 	}
@@ -223,14 +226,14 @@ func (en *Engine) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewin
 		return rec, fmt.Errorf("build the saved state: %w", err)
 	}
 	var parents []gitexec.OID
-	if tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(ShadowBranch(string(head), en.Repo.WorktreeID()))); err != nil {
+	if tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(session.ShadowBranch(string(head), en.Repo.WorktreeID()))); err != nil {
 		return rec, err
 	} else if ok {
 		parents = []gitexec.OID{tip}
 	}
 	metaDir := ".entire/metadata/" + rec.SessionID
 	msg := "Before rewind to " + plan.Label + "\n\nEntire-Metadata: " + metaDir + "\nEntire-Session: " + rec.SessionID +
-		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
+		"\nEntire-Strategy: " + checkpoint.StrategyManualCommit + "\n"
 	snap, err := en.Repo.CommitTree(ctx, tree, parents, msg)
 	if err != nil {
 		return rec, fmt.Errorf("save the state before the rewind: %w", err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path"
 	"path/filepath"
@@ -43,7 +45,7 @@ func (en *Engine) worktreeChanges(ctx context.Context, paths []string) ([]gitexe
 	var present []string
 	var modes []string
 	for _, p := range paths {
-		if isInfrastructure(p) {
+		if checkpoint.IsInfrastructure(p) {
 			continue
 		}
 		mode, ok := fileMode(en.Repo.TopLevel, p)
@@ -92,7 +94,7 @@ type namedBlob struct {
 }
 
 // shadowOverlay is the .entire/metadata/<session-id>/ overlay of spec §2.2.
-func (en *Engine) shadowOverlay(s State, tf *turnFacts, subject string) []namedBlob {
+func (en *Engine) shadowOverlay(s session.State, tf *turnFacts, subject string) []namedBlob {
 	prompts := tf.scan.Prompts
 	if len(prompts) == 0 && tf.prompt != "" {
 		prompts = []string{tf.prompt}
@@ -109,7 +111,7 @@ func (en *Engine) shadowOverlay(s State, tf *turnFacts, subject string) []namedB
 // writeShadowCheckpoint snapshots the current worktree (HEAD's tree plus every changed path, so
 // no stale or ghost file survives), the session's files put away since its last checkpoint
 // (stashedFiles), and the session's metadata overlay onto the shadow branch.
-func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input events.Event, f WriteShadowCheckpoint) ([]events.Event, error) {
+func (en *Engine) writeShadowCheckpoint(ctx context.Context, s session.State, input events.Event, f session.WriteShadowCheckpoint) ([]events.Event, error) {
 	te, _ := input.Data.(events.TurnEnded)
 	head := te.Worktree.Head
 	if head == "" {
@@ -143,7 +145,7 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input even
 		return nil, err
 	}
 	changes = append(changes, overlay...)
-	stored, err := en.storeRawTranscript(ctx, tf.transcript, s.shadowChunkCache(te.Transcript.Path))
+	stored, err := en.storeRawTranscript(ctx, tf.transcript, shadowChunkCache(s, te.Transcript.Path))
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +158,8 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s State, input even
 		return nil, err
 	}
 	msg := subject + "\n\nEntire-Metadata: " + metaDir + "\nEntire-Session: " + s.SessionID +
-		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
-	branch := ShadowBranch(head, s.WorktreeID)
+		"\nEntire-Strategy: " + checkpoint.StrategyManualCommit + "\n"
+	branch := session.ShadowBranch(head, s.WorktreeID)
 	res, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, f.Reset)
 	if err != nil {
 		return nil, err
@@ -252,7 +254,7 @@ func (en *Engine) otherOverlays(ctx context.Context, tip, sessionID string) (oth
 	for _, id := range live {
 		isLive[id] = true
 	}
-	if msg, err := en.Repo.CommitMessage(ctx, tip); err == nil && isLive[trailerValue(msg, "Entire-Session")] {
+	if msg, err := en.Repo.CommitMessage(ctx, tip); err == nil && isLive[checkpoint.TrailerValue(msg, "Entire-Session")] {
 		owned = true
 	}
 	entries, ok, err := en.Repo.ReadTree(ctx, tip+":.entire/metadata")
@@ -273,12 +275,12 @@ func (en *Engine) otherOverlays(ctx context.Context, tip, sessionID string) (oth
 
 // migrateShadow renames the shadow branch of the old base to the new base (spec §1.1), so the
 // session continues with its checkpoints after HEAD moved without condensing it.
-func (en *Engine) migrateShadow(ctx context.Context, s State, f MigrateShadow) ([]events.Event, error) {
+func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.MigrateShadow) ([]events.Event, error) {
 	res := events.ShadowBranchMigrated{NewBase: f.NewBase}
 	if f.OldBase == "" || f.NewBase == "" {
 		return []events.Event{en.event(res)}, nil
 	}
-	from, to := ShadowBranch(f.OldBase, s.WorktreeID), ShadowBranch(f.NewBase, s.WorktreeID)
+	from, to := session.ShadowBranch(f.OldBase, s.WorktreeID), session.ShadowBranch(f.NewBase, s.WorktreeID)
 	if from == to {
 		return []events.Event{en.event(res)}, nil
 	}
@@ -317,7 +319,7 @@ func (en *Engine) migrateShadow(ctx context.Context, s State, f MigrateShadow) (
 
 // shadowChunkCache is the cache of raw transcript chunks already on the shadow branch, valid
 // only for the same transcript file.
-func (s State) shadowChunkCache(path string) []events.ChunkRef {
+func shadowChunkCache(s session.State, path string) []events.ChunkRef {
 	if s.Recorder.ShadowChunksPath != path {
 		return nil
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 
 	"github.com/entirerec/entire/gitexec"
 )
@@ -17,7 +19,7 @@ import (
 // did it: a shell command leaves no trace in the transcript), and the transcript does not show
 // the agent writing it in this turn. dirty are the worktree's changed paths now, edited the
 // files the transcript says the agent wrote in this turn.
-func (en *Engine) stashedFiles(ctx context.Context, s State, head string, dirty, edited []string) ([]gitexec.TreeChange, error) {
+func (en *Engine) stashedFiles(ctx context.Context, s session.State, head string, dirty, edited []string) ([]gitexec.TreeChange, error) {
 	last := s.Recorder.LastShadowCommit
 	if last == "" || len(s.FilesTouched) == 0 {
 		return nil, nil
@@ -30,7 +32,7 @@ func (en *Engine) stashedFiles(ctx context.Context, s State, head string, dirty,
 	}
 	var away []string
 	for _, p := range s.FilesTouched {
-		if !changed[p] && !isInfrastructure(p) {
+		if !changed[p] && !checkpoint.IsInfrastructure(p) {
 			away = append(away, p)
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/entirerec/entire/engine/session"
 	"sort"
 	"testing"
 
@@ -26,9 +27,9 @@ func TestStashedFiles(t *testing.T) {
 		"dirty.txt":                      "old\n",   // changed in the worktree now
 		".entire/metadata/s1/full.jsonl": "{}\n",
 	})
-	s := State{SessionID: "s1",
+	s := session.State{SessionID: "s1",
 		FilesTouched: []string{"dirty.txt", "edited.txt", "gone.txt", "new.txt", "never.txt", "same.txt", "sub/deep.txt", "tracked.txt"},
-		Recorder:     Recorder{LastShadowCommit: string(last), DirtyAtTurnStart: []string{"gone.txt"}},
+		Recorder:     session.Recorder{LastShadowCommit: string(last), DirtyAtTurnStart: []string{"gone.txt"}},
 	}
 	en := &Engine{Repo: repo}
 	got, err := en.stashedFiles(ctx, s, string(head), []string{"dirty.txt"}, []string{"edited.txt"})

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -57,7 +59,7 @@ func (en *Engine) PreTask(ctx context.Context, toolUseID string, in claudecode.T
 }
 
 func writePreTask(path string, p preTask) error {
-	data, err := marshalJSON(p)
+	data, err := checkpoint.MarshalJSON(p)
 	if err != nil {
 		return err
 	}
@@ -162,7 +164,7 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 			created = append(created, e.Path)
 		}
 	}
-	in.Files = mergeSorted(intersect(edited, statusPaths(st)), created)
+	in.Files = session.MergeSorted(intersect(edited, statusPaths(st)), created)
 	if _, pos, err := scanPosition(in.Transcript.Path, en.scannedFrom(in.SessionID)); err == nil {
 		in.Transcript = pos
 	}
@@ -221,7 +223,7 @@ func checkpointJSON(sessionID, toolUseID, uuid, agentID string) []byte {
 
 // writeTaskCheckpoint commits a subagent's work onto the shadow branch: the worktree snapshot,
 // the session's overlay so far, and the task's files under tasks/<tool-use-id>/.
-func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events.Event, f WriteTaskCheckpoint) ([]events.Event, error) {
+func (en *Engine) writeTaskCheckpoint(ctx context.Context, s session.State, input events.Event, f session.WriteTaskCheckpoint) ([]events.Event, error) {
 	in, _ := input.Data.(events.SubagentEnded)
 	head := in.Worktree.Head
 	meta := ".entire/metadata/" + s.SessionID
@@ -271,14 +273,14 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events
 		return nil, err
 	}
 	changes = append(changes, away...)
-	branch := ShadowBranch(head, s.WorktreeID)
+	branch := session.ShadowBranch(head, s.WorktreeID)
 	own, err := en.ownOverlay(ctx, branch, meta, taskDir, files)
 	if err != nil {
 		return nil, err
 	}
 	changes = append(changes, own...)
 	if main.valid() {
-		stored, err := en.storeRawTranscript(ctx, main, s.shadowChunkCache(in.Transcript.Path))
+		stored, err := en.storeRawTranscript(ctx, main, shadowChunkCache(s, in.Transcript.Path))
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +299,7 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s State, input events
 		return nil, err
 	}
 	msg := subject + "\n\nEntire-Metadata-Task: " + trailer + "\nEntire-Session: " + s.SessionID +
-		"\nEntire-Strategy: " + StrategyManualCommit + "\n"
+		"\nEntire-Strategy: " + checkpoint.StrategyManualCommit + "\n"
 	commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
 	if err != nil {
 		return nil, err
@@ -325,7 +327,7 @@ func (en *Engine) ownOverlay(ctx context.Context, branch, meta, taskDir string, 
 	for _, rec := range strings.Split(string(out), "\x00") {
 		info, path, ok := strings.Cut(rec, "\t")
 		fields := strings.Fields(info)
-		if !ok || len(fields) != 3 || skip[path] || isTranscriptChunk(strings.TrimPrefix(path, meta+"/")) {
+		if !ok || len(fields) != 3 || skip[path] || checkpoint.IsTranscriptChunk(strings.TrimPrefix(path, meta+"/")) {
 			continue
 		}
 		keep = append(keep, gitexec.TreeChange{Path: path, Mode: fields[0], OID: gitexec.OID(fields[2])})

@@ -230,6 +230,7 @@ type ChunkRef struct {
 // files it left changed. Incremental is set for a TodoWrite step inside a running subagent.
 type SubagentEnded struct {
 	SessionID      string     `json:"session_id"`
+	Agent          string     `json:"agent,omitempty"` // the main agent's display name
 	ToolUseID      string     `json:"tool_use_id"`
 	AgentID        string     `json:"agent_id,omitempty"`
 	SubagentType   string     `json:"subagent_type,omitempty"`

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/entirerec/entire/engine/session"
 
 	"github.com/entirerec/entire/engine"
 )
@@ -39,7 +40,7 @@ func (c *cleanCmd) Run(e *env) error {
 			line := fmt.Sprintf("  %s (%s, started %s)", s.SessionID, s.Phase.Normalize(), s.StartedAt.UTC().Format("2006-01-02 15:04"))
 			if o.LostWork {
 				line += fmt.Sprintf("\n    it counts uncondensed work (%s), but its shadow branch %s is gone: that work can no longer be condensed",
-					engine.WorkSummary(s), engine.ShadowBranch(s.BaseCommit, s.WorktreeID))
+					engine.WorkSummary(s), session.ShadowBranch(s.BaseCommit, s.WorktreeID))
 			}
 			fmt.Fprintln(e.stdout, line)
 		}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/entirerec/entire/engine/session"
 	"os"
 	"strings"
 
-	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/setup"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -36,7 +36,7 @@ func (c *disableCmd) Run(e *env) error {
 		fmt.Fprintln(e.stdout, "Entire is now disabled.")
 		return nil
 	}
-	if err := os.RemoveAll(engine.NewStore(repo.CommonDir).Dir); err != nil {
+	if err := os.RemoveAll(session.NewStore(repo.CommonDir).Dir); err != nil {
 		return fmt.Errorf("remove session state: %w", err)
 	}
 	refs, err := repo.ForEachRef(e.ctx, "refs/heads/entire/")
@@ -45,7 +45,7 @@ func (c *disableCmd) Run(e *env) error {
 	}
 	var dels []gitexec.RefUpdate
 	for _, r := range refs {
-		if engine.IsShadowBranch(strings.TrimPrefix(string(r.Name), "refs/heads/")) {
+		if session.IsShadowBranch(strings.TrimPrefix(string(r.Name), "refs/heads/")) {
 			dels = append(dels, gitexec.RefUpdate{Name: r.Name, Old: r.OID})
 		}
 	}

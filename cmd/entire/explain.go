@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"io"
 	"strings"
 
@@ -31,7 +32,7 @@ type explainer struct {
 	ctx  context.Context
 	repo *gitexec.Repo
 	en   *engine.Engine
-	rd   *engine.Reader
+	rd   *checkpoint.Reader
 	out  io.Writer
 	pal  palette
 }
@@ -46,7 +47,7 @@ func (c *explainCmd) Run(e *env) error {
 	}
 	defer done()
 	repo := en.Repo
-	rd, err := engine.NewReader(e.ctx, repo)
+	rd, err := checkpoint.NewReader(e.ctx, repo)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 	if err != nil {
 		return err
 	}
-	id, ok := engine.ParseCheckpointTrailer(msg)
+	id, ok := checkpoint.ParseCheckpointTrailer(msg)
 	if !ok {
 		fmt.Fprintf(x.out, "No associated Entire checkpoint\n\nCommit %s does not have an Entire-Checkpoint trailer.\n", short(sha, 7))
 		fmt.Fprintln(x.out, "It was not made during a recorded session, or the trailer was removed.")
@@ -107,9 +108,9 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 }
 
 // linked lists the commits reachable from HEAD that link to id (any checkpoint when id is "").
-func (x *explainer) linked(id string, limit int) ([]engine.LinkedCommit, error) {
+func (x *explainer) linked(id string, limit int) ([]checkpoint.LinkedCommit, error) {
 	if _, ok, err := x.repo.Head(x.ctx); err != nil || !ok {
 		return nil, err
 	}
-	return engine.LinkedCommits(x.ctx, x.repo, "HEAD", id, limit)
+	return checkpoint.LinkedCommits(x.ctx, x.repo, "HEAD", id, limit)
 }

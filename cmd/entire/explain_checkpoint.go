@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/events"
 )
 
@@ -23,14 +23,14 @@ func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
 	}
 	cp, err := x.rd.ReadCheckpoint(x.ctx, prefix)
 	author := ""
-	if errors.Is(err, engine.ErrCheckpointNotFound) {
-		var tc engine.TemporaryCheckpoint
-		if tc, err = engine.FindTemporary(x.ctx, x.repo, prefix); err == nil {
-			cp, err = engine.ReadTemporary(x.ctx, x.repo, tc)
+	if errors.Is(err, checkpoint.ErrCheckpointNotFound) {
+		var tc checkpoint.TemporaryCheckpoint
+		if tc, err = checkpoint.FindTemporary(x.ctx, x.repo, prefix); err == nil {
+			cp, err = checkpoint.ReadTemporary(x.ctx, x.repo, tc)
 			author = tc.Author
 		}
 	}
-	if errors.Is(err, engine.ErrCheckpointNotFound) {
+	if errors.Is(err, checkpoint.ErrCheckpointNotFound) {
 		return fmt.Errorf("checkpoint not found: %s", prefix)
 	}
 	if err != nil {
@@ -45,7 +45,7 @@ func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
 		}
 		return fmt.Errorf("checkpoint %s has no transcript", short(cp.ID, 12))
 	}
-	var commits []engine.LinkedCommit
+	var commits []checkpoint.LinkedCommit
 	if !cp.Temporary {
 		if commits, err = x.linked(cp.ID, 0); err != nil {
 			return err
@@ -66,8 +66,8 @@ func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
 
 // view renders a checkpoint as text.
 type view struct {
-	*engine.Checkpoint
-	commits     []engine.LinkedCommit
+	*checkpoint.Checkpoint
+	commits     []checkpoint.LinkedCommit
 	author      string
 	short, full bool
 }

@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/events/claudecode"
 )
 
@@ -52,7 +53,7 @@ func (c *explainCmd) list(x *explainer) error {
 		if groups, err = x.committedGroups(c.SearchAll); err != nil {
 			return err
 		}
-		temp, err := x.temporaryGroups(engine.ShadowBranch(string(head), x.repo.WorktreeID()))
+		temp, err := x.temporaryGroups(session.ShadowBranch(string(head), x.repo.WorktreeID()))
 		if err != nil {
 			return err
 		}
@@ -159,7 +160,7 @@ func (x *explainer) committedGroup(id string) (*listGroup, error) {
 			continue
 		}
 		if s.TranscriptStart() > 0 {
-			if err := engine.LoadTranscript(x.ctx, x.repo, s); err != nil {
+			if err := checkpoint.LoadTranscript(x.ctx, x.repo, s); err != nil {
 				return nil, err
 			}
 		}
@@ -173,7 +174,7 @@ func (x *explainer) committedGroup(id string) (*listGroup, error) {
 // temporaryGroups groups a shadow branch's checkpoints by session; the prompt is the first
 // of the session's oldest checkpoint that has one.
 func (x *explainer) temporaryGroups(branch string) ([]*listGroup, error) {
-	tcs, err := engine.ListTemporaryOn(x.ctx, x.repo, branch)
+	tcs, err := checkpoint.ListTemporaryOn(x.ctx, x.repo, branch)
 	if err != nil {
 		return nil, err
 	}

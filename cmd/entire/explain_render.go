@@ -3,18 +3,18 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"io"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/events"
 )
 
 // renderTranscript prints prompts, assistant text and tool calls, one blank line apart.
 func renderTranscript(w io.Writer, p palette, data []byte) {
-	entries := engine.TranscriptEntries(data)
+	entries := checkpoint.TranscriptEntries(data)
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "  (none)")
 		return
@@ -77,7 +77,7 @@ type jsonCommit struct {
 }
 
 // checkpointJSON builds the --json object of a checkpoint.
-func checkpointJSON(cp *engine.Checkpoint, commits []engine.LinkedCommit, author string) jsonCheckpoint {
+func checkpointJSON(cp *checkpoint.Checkpoint, commits []checkpoint.LinkedCommit, author string) jsonCheckpoint {
 	j := jsonCheckpoint{ID: cp.ID, Temporary: cp.Temporary, Legacy: cp.Legacy, Author: author,
 		Sessions: []jsonSession{}, Commits: jsonCommits(commits), FilesTouched: nonNil(cp.Summary.FilesTouched)}
 	for _, s := range cp.Slots {
@@ -90,7 +90,7 @@ func checkpointJSON(cp *engine.Checkpoint, commits []engine.LinkedCommit, author
 	return j
 }
 
-func jsonCommits(commits []engine.LinkedCommit) []jsonCommit {
+func jsonCommits(commits []checkpoint.LinkedCommit) []jsonCommit {
 	out := []jsonCommit{}
 	for _, c := range commits {
 		out = append(out, jsonCommit{SHA: string(c.SHA), Subject: c.Subject, Date: c.Date})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/session"
 	"io"
 	"log/slog"
 	"os"
@@ -95,7 +96,7 @@ const startMessage = "\n\nPowered by Entire:\n  This conversation will be linked
 
 // startSystemMessage is what session-start shows the user (spec §9.1), with the opt-in
 // multi-session warning of seed 003 when strategy_options.enable_multisession_warning is set.
-func startSystemMessage(others []engine.State, warn bool) string {
+func startSystemMessage(others []session.State, warn bool) string {
 	msg := startMessage
 	if len(others) == 0 {
 		return msg
@@ -169,13 +170,13 @@ func (h *hookRun) claude(verb string) error {
 		}
 		fmt.Fprintf(h.e.stdout, "[entire] PostToolUse[Task] hook invoked\n  Session ID: %s\n  Tool Use ID: %s\n", in.SessionID, in.ToolUseID)
 		task, resp := claudecode.ParseTaskInput(in.ToolInput), claudecode.ParseTaskResponse(in.ToolResponse)
-		return en.TaskEnded(ctx, events.SubagentEnded{SessionID: in.SessionID, ToolUseID: in.ToolUseID, AgentID: resp.AgentID,
+		return en.TaskEnded(ctx, events.SubagentEnded{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, ToolUseID: in.ToolUseID, AgentID: resp.AgentID,
 			SubagentType: task.SubagentType, Description: task.Description, Transcript: tr}, resp.Async)
 	case "subagent-stop":
-		return en.TaskEnded(ctx, events.SubagentEnded{SessionID: in.SessionID, AgentID: in.AgentID, SubagentType: in.AgentType,
+		return en.TaskEnded(ctx, events.SubagentEnded{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, AgentID: in.AgentID, SubagentType: in.AgentType,
 			TranscriptPath: in.AgentTranscriptPath, Transcript: tr}, false)
 	case "post-todo":
-		return en.TodoStep(ctx, events.SubagentEnded{SessionID: in.SessionID, ToolName: in.ToolName, Todo: in.ToolInput, Transcript: tr})
+		return en.TodoStep(ctx, events.SubagentEnded{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, ToolName: in.ToolName, Todo: in.ToolInput, Transcript: tr})
 	}
 	return fmt.Errorf("unknown claude-code hook %q", verb)
 }

@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/entirerec/entire/engine/session"
 	"io"
 	"strings"
 
-	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/events"
 )
 
@@ -21,16 +21,16 @@ func (c *replayCmd) Run(e *env) error {
 		return err
 	}
 	defer repo.Close()
-	store := engine.NewStore(repo.CommonDir)
-	var show func(events.Event, engine.State)
+	store := session.NewStore(repo.CommonDir)
+	var show func(events.Event, session.State)
 	if !c.StateOnly {
-		show = func(ev events.Event, s engine.State) { printStep(e.stdout, ev, s) }
+		show = func(ev events.Event, s session.State) { printStep(e.stdout, ev, s) }
 	}
 	final, err := store.Replay(c.Session, show)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("replay %s: %w", c.Session, err)}
 	}
-	data, err := engine.MarshalState(final)
+	data, err := session.MarshalState(final)
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (c *replayCmd) Run(e *env) error {
 }
 
 // printStep shows one event, its payload, and the key fields of the state after it.
-func printStep(w io.Writer, ev events.Event, s engine.State) {
+func printStep(w io.Writer, ev events.Event, s session.State) {
 	data, _ := json.Marshal(ev.Data)
 	fmt.Fprintf(w, "#%d %s %s %s\n", ev.Seq, ev.Time.Format("15:04:05.000"), ev.Type, data)
 	var b strings.Builder

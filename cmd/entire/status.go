@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/entirerec/entire/engine/session"
 	"sort"
 	"time"
 
-	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/setup"
 )
 
@@ -40,11 +40,11 @@ func (c *statusCmd) Run(e *env) error {
 			fmt.Fprintf(e.stdout, "  Settings error: %v\n", st.SettingsErr)
 		}
 	}
-	states, err := engine.NewStore(repo.CommonDir).List()
+	states, err := session.NewStore(repo.CommonDir).List()
 	if err != nil {
 		return err
 	}
-	groups := map[string][]engine.State{}
+	groups := map[string][]session.State{}
 	for _, s := range states {
 		if s.EndedAt == nil {
 			groups[s.WorktreePath] = append(groups[s.WorktreePath], s)

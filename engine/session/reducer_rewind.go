@@ -1,4 +1,4 @@
-package engine
+package session
 
 import "github.com/entirerec/entire/events"
 
@@ -11,7 +11,7 @@ func (s *State) rewound(d events.Rewound) {
 		s.BaseCommit = d.BaseCommit
 	}
 	s.Recorder.LastShadowCommit = d.Commit
-	s.FilesTouched = mergeSorted(nil, d.Files)
+	s.FilesTouched = MergeSorted(nil, d.Files)
 	if d.Transcript.Path == "" || d.Transcript.Path != s.TranscriptPath {
 		return
 	}

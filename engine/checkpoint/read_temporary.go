@@ -1,9 +1,10 @@
-package engine
+package checkpoint
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/entirerec/entire/engine/session"
 	"path"
 	"sort"
 	"strings"
@@ -35,7 +36,7 @@ func ListTemporary(ctx context.Context, repo *gitexec.Repo) ([]TemporaryCheckpoi
 	var out []TemporaryCheckpoint
 	for _, ref := range refs {
 		name := strings.TrimPrefix(string(ref.Name), "refs/heads/")
-		if !IsShadowBranch(name) {
+		if !session.IsShadowBranch(name) {
 			continue
 		}
 		tcs, err := ListTemporaryOn(ctx, repo, name)
@@ -61,8 +62,8 @@ func ListTemporaryOn(ctx context.Context, repo *gitexec.Repo, branch string) ([]
 	var out []TemporaryCheckpoint
 	for _, f := range recs {
 		msg := f[4]
-		sid := trailerValue(msg, "Entire-Session")
-		meta := trailerValue(msg, "Entire-Metadata")
+		sid := TrailerValue(msg, "Entire-Session")
+		meta := TrailerValue(msg, "Entire-Metadata")
 		if sid == "" && meta == "" {
 			continue
 		}
@@ -70,7 +71,7 @@ func ListTemporaryOn(ctx context.Context, repo *gitexec.Repo, branch string) ([]
 			sid = path.Base(meta)
 		}
 		tc := TemporaryCheckpoint{Branch: branch, Commit: gitexec.OID(f[0]), SessionID: sid, MetadataDir: meta, Subject: subject(msg), Author: f[3]}
-		if task := trailerValue(msg, "Entire-Metadata-Task"); task != "" {
+		if task := TrailerValue(msg, "Entire-Metadata-Task"); task != "" {
 			tc.MetadataDir, tc.IsTask = task, true
 		}
 		if tc.MetadataDir == "" {
@@ -138,7 +139,7 @@ func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoi
 			return nil, err
 		}
 		if ok {
-			if prev, _, err = readTranscript(ctx, repo, pe, ""); err != nil {
+			if prev, _, err = ReadTranscript(ctx, repo, pe, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -156,14 +157,14 @@ func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoi
 			return nil, err
 		}
 		for _, d := range diff {
-			if !isInfrastructure(d.Path) {
+			if !IsInfrastructure(d.Path) {
 				s.Meta.FilesTouched = append(s.Meta.FilesTouched, d.Path)
 			}
 		}
 	} else {
 		for _, p := range scan.ModifiedFiles {
-			if rel, ok := claudecode.RepoRelative(repo.TopLevel, repo.TopLevel, p); ok && !isInfrastructure(rel) {
-				s.Meta.FilesTouched = mergeSorted(s.Meta.FilesTouched, []string{rel})
+			if rel, ok := claudecode.RepoRelative(repo.TopLevel, repo.TopLevel, p); ok && !IsInfrastructure(rel) {
+				s.Meta.FilesTouched = session.MergeSorted(s.Meta.FilesTouched, []string{rel})
 			}
 		}
 	}
@@ -180,7 +181,7 @@ func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoi
 // branch name's commit prefix (spec §1.1); "" when the commit has a parent or the prefix does
 // not name exactly one commit.
 func shadowBase(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoint) string {
-	if tc.Parent != "" || !IsShadowBranch(tc.Branch) {
+	if tc.Parent != "" || !session.IsShadowBranch(tc.Branch) {
 		return ""
 	}
 	c7, _, _ := strings.Cut(strings.TrimPrefix(tc.Branch, "entire/"), "-")

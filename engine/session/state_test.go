@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func goldenState() State {
 		Phase: PhaseEnded, TurnID: "ed632e7504d2", TurnCheckpointIDs: []string{"3e9a1aa5a986"},
 		LastInteractionTime: &seen, CheckpointCount: 1, CheckpointTranscriptStart: 4,
 		UntrackedFilesAtStart: []string{"README.md"}, FilesTouched: []string{"a&b.go", "hello.go"},
-		LastCheckpointID: "b230073a9601", AgentType: AgentClaudeCode,
+		LastCheckpointID: "b230073a9601", AgentType: agentClaudeCode,
 		TokenUsage: &events.TokenUsage{InputTokens: 13, CacheCreationTokens: 100, CacheReadTokens: 2100,
 			OutputTokens: 25, APICallCount: 2},
 		TranscriptIdentifierAtStart: "u1", TranscriptPath: "/home/u/.claude/projects/x/s.jsonl",
@@ -327,7 +327,7 @@ func TestUnmarshalStateReferenceFile(t *testing.T) {
 		StartedAt: time.Date(2026, 11, 22, 11, 11, 29, 116139759, time.UTC), Phase: PhaseIdle,
 		TurnID: "ed632e7504d2", TurnCheckpointIDs: []string{"3e9a1aa5a986"}, LastInteractionTime: &seen,
 		CheckpointCount: 1, CheckpointTranscriptStart: 4, UntrackedFilesAtStart: []string{"README.md"},
-		FilesTouched: []string{"hello.go"}, LastCheckpointID: "b230073a9601", AgentType: AgentClaudeCode,
+		FilesTouched: []string{"hello.go"}, LastCheckpointID: "b230073a9601", AgentType: agentClaudeCode,
 		TokenUsage: &events.TokenUsage{InputTokens: 13, CacheCreationTokens: 100, CacheReadTokens: 2100,
 			OutputTokens: 25, APICallCount: 2},
 		TranscriptIdentifierAtStart: "u1",
@@ -358,3 +358,6 @@ func TestUnmarshalStateReferenceFile(t *testing.T) {
 		t.Errorf("re-encoded reference state (-want +got):\n%s", diff)
 	}
 }
+
+// agentClaudeCode is the agent name the fixtures record.
+const agentClaudeCode = "Claude Code"

@@ -1,4 +1,4 @@
-package engine
+package checkpoint
 
 import (
 	"bytes"
@@ -38,13 +38,13 @@ func LoadTranscript(ctx context.Context, repo *gitexec.Repo, s *Slot) error {
 	if err != nil {
 		return err
 	}
-	s.Transcript, s.HasChunks, err = readTranscript(ctx, repo, entries, s.Meta.Agent)
+	s.Transcript, s.HasChunks, err = ReadTranscript(ctx, repo, entries, s.Meta.Agent)
 	return err
 }
 
 // readTranscript applies the reader rule of spec §3.4: numbered chunks full.jsonl.NNN (NNN > 0)
 // in numeric order after full.jsonl, reassembled per agent; else full.jsonl; else full.log.
-func readTranscript(ctx context.Context, repo *gitexec.Repo, entries []gitexec.TreeEntry, agent string) ([]byte, bool, error) {
+func ReadTranscript(ctx context.Context, repo *gitexec.Repo, entries []gitexec.TreeEntry, agent string) ([]byte, bool, error) {
 	type chunk struct {
 		n   int
 		oid gitexec.OID
@@ -84,13 +84,13 @@ func readTranscript(ctx context.Context, repo *gitexec.Repo, entries []gitexec.T
 		}
 		parts = append(parts, data)
 	}
-	data, err := joinChunks(agent, parts)
+	data, err := JoinChunks(agent, parts)
 	return data, true, err
 }
 
 // joinChunks reassembles transcript chunks: JSONL chunks joined with one "\n"; Gemini's
 // {"messages":[…]} chunks merged into one object (spec §3.4).
-func joinChunks(agent string, parts [][]byte) ([]byte, error) {
+func JoinChunks(agent string, parts [][]byte) ([]byte, error) {
 	if agent != "Gemini CLI" {
 		return bytes.Join(parts, []byte{'\n'}), nil
 	}

@@ -1,4 +1,4 @@
-package engine
+package checkpoint
 
 import (
 	"bytes"
@@ -58,7 +58,7 @@ type CheckpointSummary struct {
 }
 
 // marshalJSON encodes like the reference: 2-space indent, HTML escaping, one trailing newline.
-func marshalJSON(v any) ([]byte, error) {
+func MarshalJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
@@ -69,12 +69,12 @@ func marshalJSON(v any) ([]byte, error) {
 }
 
 // isTranscriptChunk reports whether a slot file is full.jsonl or one of its numbered chunks.
-func isTranscriptChunk(name string) bool {
+func IsTranscriptChunk(name string) bool {
 	return name == "full.jsonl" || strings.HasPrefix(name, "full.jsonl.")
 }
 
 // sumUsage adds slot usages for the root summary, without subagent tokens (spec §3.2).
-func sumUsage(slots []CommittedMetadata) *events.TokenUsage {
+func SumUsage(slots []CommittedMetadata) *events.TokenUsage {
 	var total events.TokenUsage
 	any := false
 	for _, m := range slots {

@@ -1,9 +1,10 @@
-package engine
+package checkpoint
 
 import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/entirerec/entire/events"
 	"regexp"
 	"strings"
 )
@@ -12,12 +13,11 @@ import (
 const CheckpointTrailer = "Entire-Checkpoint"
 
 var (
-	checkpointIDRe      = regexp.MustCompile(`^[0-9a-f]{12}$`)
 	checkpointTrailerRe = regexp.MustCompile(`Entire-Checkpoint:\s*([0-9a-f]{12})(?:\s|$)`)
 )
 
 // ValidCheckpointID reports whether id is 12 lowercase hex characters.
-func ValidCheckpointID(id string) bool { return checkpointIDRe.MatchString(id) }
+func ValidCheckpointID(id string) bool { return events.ValidCheckpointID(id) }
 
 // NewCheckpointID returns a random 12-hex ID (also used for turn IDs), spec §4.1.
 func NewCheckpointID() (string, error) {
@@ -113,7 +113,7 @@ func StripLoneTrailer(msg string) (string, bool) {
 
 // trailerValue returns the first value of "<key>: value" read line by line (spec §2.3 advises
 // line-wise parsing so an empty value does not swallow the next line).
-func trailerValue(msg, key string) string {
+func TrailerValue(msg, key string) string {
 	for _, l := range strings.Split(msg, "\n") {
 		if v, ok := strings.CutPrefix(l, key+":"); ok {
 			return strings.TrimSpace(v)

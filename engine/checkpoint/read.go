@@ -1,4 +1,4 @@
-package engine
+package checkpoint
 
 import (
 	"context"
@@ -94,7 +94,7 @@ type Reader struct {
 // NewReader reads entire/checkpoints/v1, falling back to origin's copy when the local branch
 // is missing (spec §1).
 func NewReader(ctx context.Context, repo *gitexec.Repo) (*Reader, error) {
-	for _, ref := range []gitexec.RefName{metaRef, "refs/remotes/origin/" + MetadataBranch} {
+	for _, ref := range []gitexec.RefName{MetaRef, "refs/remotes/origin/" + MetadataBranch} {
 		tip, ok, err := repo.ResolveRef(ctx, ref)
 		if err != nil {
 			return nil, err
@@ -293,7 +293,7 @@ func fillSlot(ctx context.Context, repo *gitexec.Repo, s *Slot, entries []gitexe
 		return nil
 	}
 	var err error
-	s.Transcript, s.HasChunks, err = readTranscript(ctx, repo, entries, s.Meta.Agent)
+	s.Transcript, s.HasChunks, err = ReadTranscript(ctx, repo, entries, s.Meta.Agent)
 	return err
 }
 

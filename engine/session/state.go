@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"bytes"
@@ -223,7 +223,7 @@ func UnmarshalState(data []byte) (State, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return State{}, fmt.Errorf("decode session state: %w", err)
 	}
-	if s.LastCheckpointID != "" && !ValidCheckpointID(s.LastCheckpointID) {
+	if s.LastCheckpointID != "" && !events.ValidCheckpointID(s.LastCheckpointID) {
 		return State{}, fmt.Errorf("decode session state: invalid last_checkpoint_id %q", s.LastCheckpointID)
 	}
 	if s.CheckpointTranscriptStart == 0 {

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"sort"
@@ -9,7 +9,8 @@ import (
 // Effect is git work the reducer asks the engine to carry out. Each effect's outcome comes back
 // as a result event, which Evolve applies; the reducer itself performs no I/O.
 type Effect interface {
-	effectName() string
+	// EffectName names the effect in logs and effect_failed events.
+	EffectName() string
 }
 
 // MigrateShadow moves the session's shadow branch to follow HEAD, which moved without a
@@ -51,12 +52,16 @@ type Finalize struct {
 	CheckpointIDs []string
 }
 
-func (MigrateShadow) effectName() string         { return "migrate-shadow" }
-func (WriteShadowCheckpoint) effectName() string { return "write-shadow-checkpoint" }
-func (Condense) effectName() string              { return "condense" }
-func (Finalize) effectName() string              { return "finalize" }
-func (WriteTaskCheckpoint) effectName() string   { return "write-task-checkpoint" }
-func (DeleteShadow) effectName() string          { return "delete-shadow" }
+func (MigrateShadow) EffectName() string         { return "migrate-shadow" }
+func (WriteShadowCheckpoint) EffectName() string { return "write-shadow-checkpoint" }
+func (Condense) EffectName() string              { return "condense" }
+func (Finalize) EffectName() string              { return "finalize" }
+func (WriteTaskCheckpoint) EffectName() string   { return "write-task-checkpoint" }
+func (DeleteShadow) EffectName() string          { return "delete-shadow" }
+
+// legacySubagentAgent is the agent of a subagent_ended event journaled before the event named
+// it: only Claude Code was recorded then.
+const legacySubagentAgent = "Claude Code"
 
 // Decide returns the effects an input event calls for, given the state before the event.
 // Result events call for nothing.
@@ -193,7 +198,7 @@ func Evolve(in State, e events.Event) State {
 			s.AgentType = d.Agent
 		}
 		if s.FirstPrompt == "" {
-			s.FirstPrompt = firstPrompt(d.Prompt)
+			s.FirstPrompt = FirstPrompt(d.Prompt)
 		}
 		if d.Transcript.Path != "" {
 			s.TranscriptPath = d.Transcript.Path
@@ -231,7 +236,7 @@ func Evolve(in State, e events.Event) State {
 		// The turn's files are the session's whether or not its checkpoint can be written: a
 		// lost race on the shadow branch must not drop them from the next commit's checkpoint.
 		files := turnFiles(in, d)
-		s.FilesTouched = mergeSorted(s.FilesTouched, files)
+		s.FilesTouched = MergeSorted(s.FilesTouched, files)
 		if len(files) == 0 {
 			s.ShouldResetShadowBranch = false
 		}
@@ -266,7 +271,7 @@ func Evolve(in State, e events.Event) State {
 			s.PromptAttributions = append(s.PromptAttributions, *s.PendingPromptAttribution)
 			s.PendingPromptAttribution = nil
 		}
-		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
+		s.FilesTouched = MergeSorted(s.FilesTouched, d.Files)
 		s.BaseCommit = d.BaseCommit
 		s.ShouldResetShadowBranch = false
 		s.Recorder.LastShadowCommit = d.Commit
@@ -280,12 +285,16 @@ func Evolve(in State, e events.Event) State {
 		s.ShouldResetShadowBranch = false
 	case events.SubagentEnded:
 		if !s.Exists() {
-			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: AgentClaudeCode, Worktree: d.Worktree, Transcript: d.Transcript}, e)
+			agent := d.Agent
+			if agent == "" {
+				agent = legacySubagentAgent
+			}
+			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: agent, Worktree: d.Worktree, Transcript: d.Transcript}, e)
 		}
-		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
+		s.FilesTouched = MergeSorted(s.FilesTouched, d.Files)
 	case events.TaskCheckpointWritten:
 		// Task checkpoints do not count as steps; their files join the session's (spec §2.4).
-		s.FilesTouched = mergeSorted(s.FilesTouched, d.Files)
+		s.FilesTouched = MergeSorted(s.FilesTouched, d.Files)
 		s.BaseCommit = d.BaseCommit
 		s.Recorder.LastShadowCommit = d.Commit
 		if d.Incremental {
@@ -318,7 +327,7 @@ func Evolve(in State, e events.Event) State {
 			s.Recorder.ShadowToDelete = nil
 		}
 	case events.CarriedForward:
-		s.FilesTouched = mergeSorted(nil, d.Files)
+		s.FilesTouched = MergeSorted(nil, d.Files)
 		s.CheckpointCount = 1
 		s.CheckpointTranscriptStart = 0
 		s.Recorder.CondensedOffset = 0
@@ -409,7 +418,7 @@ func agentFiles(edited, dirty, dirtyAtStart []string) []string {
 			out = append(out, p)
 		}
 	}
-	return mergeSorted(nil, out)
+	return MergeSorted(nil, out)
 }
 
 // withoutPending drops the pending condensation of a checkpoint ID (a new copy).
@@ -423,7 +432,7 @@ func withoutPending(list []Condense, id string) []Condense {
 	return out
 }
 
-func mergeSorted(a, b []string) []string {
+func MergeSorted(a, b []string) []string {
 	set := make(map[string]struct{}, len(a)+len(b))
 	for _, x := range a {
 		set[x] = struct{}{}
@@ -462,4 +471,19 @@ func (s *State) scanned(pos events.Transcript, prompts []string) {
 	}
 	s.Recorder.Prompts = append(s.Recorder.Prompts, prompts...)
 	s.Recorder.Scanned = pos
+}
+
+// intersect is the elements of a that are in b, in a's order.
+func intersect(a, b []string) []string {
+	set := make(map[string]bool, len(b))
+	for _, x := range b {
+		set[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if set[x] {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"testing"
@@ -35,7 +35,7 @@ func fixture(p Phase) State {
 		TurnCheckpointIDs: []string{cpOld}, LastInteractionTime: &seen,
 		CheckpointCount: 2, CheckpointTranscriptStart: 3,
 		UntrackedFilesAtStart: []string{"README.md"}, FilesTouched: []string{"b.go", "d.go"},
-		LastCheckpointID: cpLast, AgentType: AgentClaudeCode,
+		LastCheckpointID: cpLast, AgentType: agentClaudeCode,
 		TokenUsage:                  &events.TokenUsage{InputTokens: 10, OutputTokens: 5, APICallCount: 1},
 		TranscriptIdentifierAtStart: "u0", TranscriptPath: "/t/old.jsonl", FirstPrompt: "first prompt",
 		PromptAttributions:       []PromptAttribution{{CheckpointNumber: 1, AgentLinesAdded: 4}},
@@ -231,7 +231,7 @@ func TestDecideResultEventsCallForNothing(t *testing.T) {
 
 func TestEvolve(t *testing.T) {
 	at := evTime
-	turnStart := events.TurnStarted{SessionID: "sess-1", Agent: AgentClaudeCode, TurnID: "fedcba987654", Prompt: "second",
+	turnStart := events.TurnStarted{SessionID: "sess-1", Agent: agentClaudeCode, TurnID: "fedcba987654", Prompt: "second",
 		Transcript: events.Transcript{Path: "/t/new.jsonl", Lines: 9, Offset: 900, LastUUID: "u9"},
 		Worktree:   events.Worktree{Path: "/w", Head: rHead}, DirtyFiles: []string{"y.go"}, ResetShadow: true,
 		Attribution: &PromptAttribution{CheckpointNumber: 99, UserLinesAdded: 5}}
@@ -299,7 +299,7 @@ func TestEvolve(t *testing.T) {
 			func() events.Payload { d := turnStart; d.Prompt = "  fix\n the   bug "; return d }(),
 			func(s *State, p Phase) {
 				started(s, p)
-				s.AgentType, s.FirstPrompt, s.Recorder.TurnPrompt = AgentClaudeCode, "fix the bug", "  fix\n the   bug "
+				s.AgentType, s.FirstPrompt, s.Recorder.TurnPrompt = agentClaudeCode, "fix the bug", "  fix\n the   bug "
 			}},
 		{"turn end with files keeps a pending reset", resetPending, turnEnd, func(s *State, p Phase) {
 			ended(s, p)
@@ -526,14 +526,14 @@ func condensedState(s *State) {
 }
 
 func TestEvolveFirstTurnCreatesState(t *testing.T) {
-	d := events.TurnStarted{SessionID: "sess-2", Agent: AgentClaudeCode, TurnID: "fedcba987654", Prompt: "hello\tworld",
+	d := events.TurnStarted{SessionID: "sess-2", Agent: agentClaudeCode, TurnID: "fedcba987654", Prompt: "hello\tworld",
 		Transcript: events.Transcript{Path: "/t/s2.jsonl", Lines: 1, Offset: 10, LastUUID: "u1"},
 		Worktree:   events.Worktree{Path: "/w", ID: "wt", Head: rHead}, UntrackedFiles: []string{"notes.txt"}}
 	at := evTime
 	d.Worktree.CLIVersion = "1.2.3" // the recorder that observed it, not the one replaying
 	want := State{SessionID: "sess-2", CLIVersion: "1.2.3", BaseCommit: rHead, AttributionBaseCommit: rHead,
 		WorktreePath: "/w", WorktreeID: "wt", StartedAt: evTime, Phase: PhaseActive, TurnID: "fedcba987654",
-		LastInteractionTime: &at, UntrackedFilesAtStart: []string{"notes.txt"}, AgentType: AgentClaudeCode,
+		LastInteractionTime: &at, UntrackedFilesAtStart: []string{"notes.txt"}, AgentType: agentClaudeCode,
 		TranscriptPath: "/t/s2.jsonl", FirstPrompt: "hello world",
 		Recorder: Recorder{JournalSeq: evSeq, TurnStart: d.Transcript, Scanned: d.Transcript, TurnPrompt: "hello\tworld"}}
 	got := Evolve(State{}, ev(d))
@@ -555,7 +555,7 @@ func TestEvolveFirstTurnCreatesState(t *testing.T) {
 
 // TestEvolveTurnEndWithoutState: a save without state creates the session (spec §5.3).
 func TestEvolveTurnEndWithoutState(t *testing.T) {
-	d := events.TurnEnded{SessionID: "sess-3", Agent: AgentClaudeCode, Worktree: events.Worktree{Path: "/w", Head: rHead},
+	d := events.TurnEnded{SessionID: "sess-3", Agent: agentClaudeCode, Worktree: events.Worktree{Path: "/w", Head: rHead},
 		Files: []string{"a.go"}}
 	got := Evolve(State{}, ev(d))
 	if got.SessionID != "sess-3" || got.Phase != PhaseIdle || got.BaseCommit != rHead || !got.StartedAt.Equal(evTime) {

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"bytes"
@@ -28,12 +28,12 @@ func sessionBatches(id string) [][]events.Event {
 	}
 	usage := events.TokenUsage{InputTokens: 3, OutputTokens: 4, APICallCount: 1}
 	return [][]events.Event{
-		{e(events.TurnStarted{SessionID: id, Agent: AgentClaudeCode, TurnID: "aaaaaaaaaaa1", Prompt: "Add <b> & co",
+		{e(events.TurnStarted{SessionID: id, Agent: agentClaudeCode, TurnID: "aaaaaaaaaaa1", Prompt: "Add <b> & co",
 			Transcript: tr(1), Worktree: wt, UntrackedFiles: []string{"README.md"}})},
 		{e(events.TurnEnded{SessionID: id, Transcript: tr(4), Worktree: wt, Files: []string{"hello.go"}, Usage: usage}),
 			e(events.ShadowCheckpointWritten{Branch: "entire/1111111-e3b0c4", Commit: rShadow, BaseCommit: rBase,
 				Files: []string{"hello.go"}, Usage: usage, Transcript: tr(4)})},
-		{e(events.TurnStarted{SessionID: id, Agent: AgentClaudeCode, TurnID: "aaaaaaaaaaa2", Prompt: "commit it",
+		{e(events.TurnStarted{SessionID: id, Agent: agentClaudeCode, TurnID: "aaaaaaaaaaa2", Prompt: "commit it",
 			Transcript: tr(5), Worktree: wt})},
 		{e(events.GitCommitted{Commit: rHead, CheckpointID: cpNew, Branch: "main", Files: []string{"hello.go"}, Overlap: true}),
 			e(events.CheckpointCondensed{CheckpointID: cpNew, MetadataCommit: rShadow2, UserCommit: rHead,
