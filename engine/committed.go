@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
-	"sort"
 	"strconv"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -18,8 +16,8 @@ import (
 // once per attempt. Only a lost race is retried; a locked ref, a missing object or a full disk
 // returns at once.
 func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate func(tip gitexec.OID) ([]gitexec.TreeChange, error)) (gitexec.OID, error) {
-	var rt refRetry
-	for rt.next() {
+	var rt gitexec.RefRetry
+	for rt.Next() {
 		tip, exists, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 		if err != nil {
 			return "", err
@@ -47,7 +45,7 @@ func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate f
 			return "", fmt.Errorf("commit metadata: %w", err)
 		}
 		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: commit, Old: tip}})
-		if rt.moved(err) {
+		if rt.Moved(err) {
 			continue
 		}
 		if err != nil {
@@ -55,7 +53,7 @@ func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate f
 		}
 		return commit, nil
 	}
-	return "", rt.err("update " + checkpoint.MetadataBranch)
+	return "", rt.Err("update " + checkpoint.MetadataBranch)
 }
 
 // EnsureMetadataBranch creates entire/checkpoints/v1 as an orphan commit of the empty tree
@@ -174,7 +172,7 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		slots[slot] = w.meta
 		sum.Sessions[slot] = files
 	}
-	rootJSON, err := checkpoint.MarshalJSON(summarize(sum.Sessions, slots, w.meta))
+	rootJSON, err := checkpoint.MarshalJSON(checkpoint.Summarize(sum.Sessions, slots, w.meta))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -216,25 +214,4 @@ func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, b
 		written = append(written, f)
 	}
 	return append(changes, written...), nil
-}
-
-// summarize recomputes the root summary: counts and files from all slots, writer fields from
-// the latest write.
-func summarize(sessions []checkpoint.SessionFiles, slots []checkpoint.CommittedMetadata, latest checkpoint.CommittedMetadata) checkpoint.CheckpointSummary {
-	sum := checkpoint.CheckpointSummary{
-		CLIVersion:   latest.CLIVersion,
-		CheckpointID: latest.CheckpointID,
-		Strategy:     latest.Strategy,
-		Branch:       latest.Branch,
-		Sessions:     sessions,
-		TokenUsage:   checkpoint.SumUsage(slots),
-	}
-	var files []string
-	for _, m := range slots {
-		sum.CheckpointsCount += m.CheckpointsCount
-		files = append(files, m.FilesTouched...)
-	}
-	sum.FilesTouched = session.MergeSorted(nil, files)
-	sort.Strings(sum.FilesTouched)
-	return sum
 }

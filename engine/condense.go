@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"slices"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/redact"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
@@ -389,31 +389,17 @@ func short(s string, n int) string {
 	return s
 }
 
-func intersect(a, b []string) []string {
-	set := map[string]bool{}
-	for _, x := range b {
-		set[x] = true
-	}
-	var out []string
-	for _, x := range a {
-		if set[x] {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // checkpointFiles is a checkpoint's files_touched: the session's files that this commit
 // contains, so that a commit splitting the session's work lists only its own part. Without
 // touched files (a mid-turn commit before any checkpoint) the transcript's edits decide.
 func checkpointFiles(touched, edited, committed []string) []string {
-	if own := intersect(touched, committed); len(own) > 0 {
+	if own := session.Intersect(touched, committed); len(own) > 0 {
 		return own
 	}
 	if len(touched) > 0 {
 		return touched
 	}
-	if own := intersect(edited, committed); len(own) > 0 {
+	if own := session.Intersect(edited, committed); len(own) > 0 {
 		return own
 	}
 	return committed

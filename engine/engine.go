@@ -6,14 +6,15 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/engine/sharing"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -257,4 +258,9 @@ func (en *Engine) homeRelative(p string) string {
 		return ""
 	}
 	return rel
+}
+
+// Sharing is the repository's record as shared through remotes (pre-push, fetch).
+func (en *Engine) Sharing() *sharing.Record {
+	return &sharing.Record{Repo: en.Repo, Log: en.Log, Stderr: en.Stderr}
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"os"
 	"strings"
 
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
@@ -86,7 +86,7 @@ func (en *Engine) linkFacts(ctx context.Context, s session.State, changes []gite
 	for _, c := range changes {
 		paths = append(paths, c.Path)
 	}
-	grew = len(intersect(en.relFiles(sc.ModifiedFiles), paths)) > 0
+	grew = len(session.Intersect(en.relFiles(sc.ModifiedFiles), paths)) > 0
 	return overlap, grew, nil
 }
 

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"bytes"
-	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/entirerec/entire/engine/session"
 )
 
 // LocateGit finds a worktree's git directory and common directory from its root without

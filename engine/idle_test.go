@@ -1,12 +1,13 @@
 package engine
 
 import (
-	"github.com/entirerec/entire/engine/session"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/entirerec/entire/engine/session"
 )
 
 func gitIn(t *testing.T, dir string, args ...string) string {

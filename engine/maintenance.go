@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/gitexec"
 )
 

@@ -3,15 +3,16 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/entirerec/entire/gitexec"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/gitexec"
 )
 
 // rdRepo is a hermetic empty repository for reader tests.

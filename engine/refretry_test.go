@@ -3,12 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/entirerec/entire/engine/checkpoint"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -92,30 +92,5 @@ func TestUpdateMetadataBranchRaceIsRetried(t *testing.T) {
 	}
 	if ok, err := en.Repo.IsAncestor(ctx, other, commit); err != nil || !ok {
 		t.Errorf("other writer's commit %s is not an ancestor of %s (%v)", other, commit, err)
-	}
-}
-
-// TestRefRetryGivesUpWithGitsMessage: a race lost every time ends within the attempt bounds
-// with the last lost race, which keeps git's message and ErrRefMoved; a locked ref is not
-// retried.
-func TestRefRetryGivesUpWithGitsMessage(t *testing.T) {
-	moved := &gitexec.Error{Args: []string{"update-ref"}, ExitCode: 128,
-		Stderr: "fatal: cannot lock ref 'refs/heads/x': is at 1 but expected 2\n"}
-	lost := errors.Join(gitexec.ErrRefMoved, moved)
-	var rt refRetry
-	for rt.next() {
-		if !rt.moved(lost) {
-			t.Fatal("a lost race is not retried")
-		}
-	}
-	if rt.attempts < minRefRetries || rt.attempts > maxRefRetries {
-		t.Errorf("%d attempts, want %d..%d", rt.attempts, minRefRetries, maxRefRetries)
-	}
-	err := rt.err("update x")
-	if !errors.Is(err, gitexec.ErrRefMoved) || !strings.Contains(err.Error(), "is at 1 but expected 2") {
-		t.Errorf("err = %v, want ErrRefMoved with git's message", err)
-	}
-	if rt.moved(errors.Join(gitexec.ErrRefLocked, moved)) {
-		t.Error("a locked ref is retried")
 	}
 }

@@ -5,14 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/engine/sharing"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -62,7 +63,7 @@ func (en *Engine) FetchBranch(ctx context.Context, branch, remote string) (Branc
 	}
 	fmt.Fprintf(en.Stderr, "Fetching branch '%s' from %s...\n", branch, remote)
 	tracking := gitexec.RefName("refs/remotes/" + remote + "/" + branch)
-	err := en.Repo.Fetch(ctx, remote, []string{"+" + string(gitexec.BranchRef(branch)) + ":" + string(tracking)}, pushTimeout)
+	err := en.Repo.Fetch(ctx, remote, []string{"+" + string(gitexec.BranchRef(branch)) + ":" + string(tracking)}, sharing.Timeout)
 	if errors.Is(err, gitexec.ErrRemoteRefMissing) {
 		return BranchTarget{}, fmt.Errorf("%w: %s", ErrBranchNotFound, branch)
 	}
@@ -172,7 +173,7 @@ func (en *Engine) ReaderWithCheckpoint(ctx context.Context, id, remote string) (
 		return rd, err
 	}
 	fmt.Fprintf(en.Stderr, "Checkpoint %s is not in the local record; fetching %s from %s...\n", id, checkpoint.MetadataBranch, remote)
-	if err := en.FetchRecord(ctx, remote); err != nil {
+	if err := en.Sharing().FetchRecord(ctx, remote); err != nil {
 		return nil, fmt.Errorf("fetch %s from %s: %w", checkpoint.MetadataBranch, remote, err)
 	}
 	return checkpoint.NewReader(ctx, en.Repo)

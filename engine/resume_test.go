@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -195,21 +195,22 @@ func TestFetchBranch(t *testing.T) {
 	ctx := context.Background()
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
-	en := shareEngine(t, filepath.Join(base, "clone"), nil)
-	shareGit(t, "", "init", "-q", "--bare", "-b", "main", remote)
-	shareGit(t, en.Repo.TopLevel, "commit", "-q", "--allow-empty", "-m", "init")
-	shareGit(t, en.Repo.TopLevel, "push", "-q", remote, "HEAD:refs/heads/topic")
-	want := shareGit(t, en.Repo.TopLevel, "rev-parse", "HEAD")
+	en := testRepo(t)
+	gitIdentity(t)
+	gitIn(t, base, "init", "-q", "--bare", "-b", "main", remote)
+	gitIn(t, en.Repo.TopLevel, "commit", "-q", "--allow-empty", "-m", "init")
+	gitIn(t, en.Repo.TopLevel, "push", "-q", remote, "HEAD:refs/heads/topic")
+	want := gitIn(t, en.Repo.TopLevel, "rev-parse", "HEAD")
 
 	if _, err := en.FetchBranch(ctx, "topic", "origin"); !errors.Is(err, ErrBranchNotFound) {
 		t.Fatalf("no origin: %v, want ErrBranchNotFound", err)
 	}
-	shareGit(t, en.Repo.TopLevel, "remote", "add", "origin", remote)
+	gitIn(t, en.Repo.TopLevel, "remote", "add", "origin", remote)
 	b, err := en.FetchBranch(ctx, "topic", "origin")
 	if err != nil || b.Branch != "topic" || b.Track != "refs/remotes/origin/topic" || b.Ref != b.Track {
 		t.Fatalf("topic: %+v %v", b, err)
 	}
-	if got := shareGit(t, en.Repo.TopLevel, "rev-parse", "refs/remotes/origin/topic"); got != want {
+	if got := gitIn(t, en.Repo.TopLevel, "rev-parse", "refs/remotes/origin/topic"); got != want {
 		t.Fatalf("origin/topic = %s, want %s", got, want)
 	}
 	for _, name := range []string{"nope", "a:b", "-x", "a b"} {

@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"os"
 
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
 )
@@ -83,7 +83,7 @@ func (en *Engine) rewoundEvent(ctx context.Context, s session.State, plan *Rewin
 				changed = append(changed, d.Path)
 			}
 		}
-		ev.Files = intersect(s.FilesTouched, changed)
+		ev.Files = session.Intersect(s.FilesTouched, changed)
 	}
 	for _, t := range plan.Transcripts {
 		if t.SessionID != s.SessionID || t.Remove || t.Data == nil {

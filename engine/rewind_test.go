@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"io"
 	"log/slog"
 	"os"
@@ -13,8 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/entirerec/entire/gitexec"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/gitexec"
 )
 
 func TestFindRewindPoint(t *testing.T) {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path"
 	"path/filepath"
 
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
@@ -178,14 +178,14 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s session.State, in
 // commitShadow commits a checkpoint onto a shadow branch, retrying the compare-and-swap when
 // another process moved the branch meanwhile. It returns "" when nothing changed.
 func (en *Engine) commitShadow(ctx context.Context, branch string, headTree gitexec.OID, changes []gitexec.TreeChange, msg, sessionID string, reset bool) (gitexec.OID, error) {
-	var rt refRetry
-	for rt.next() {
+	var rt gitexec.RefRetry
+	for rt.Next() {
 		commit, err := en.commitShadowOnce(ctx, branch, headTree, changes, msg, sessionID, reset)
-		if !rt.moved(err) {
+		if !rt.Moved(err) {
 			return commit, err
 		}
 	}
-	return "", rt.err("update " + branch)
+	return "", rt.Err("update " + branch)
 }
 
 // commitShadowOnce builds the checkpoint tree on top of HEAD's tree, keeps the other sessions'
@@ -284,8 +284,8 @@ func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.
 	if from == to {
 		return []events.Event{en.event(res)}, nil
 	}
-	var rt refRetry
-	for rt.next() {
+	var rt gitexec.RefRetry
+	for rt.Next() {
 		tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(from))
 		if err != nil {
 			return nil, err
@@ -305,7 +305,7 @@ func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.
 			{Name: gitexec.BranchRef(to), New: tip},
 			{Name: gitexec.BranchRef(from), Old: tip},
 		})
-		if rt.moved(err) {
+		if rt.Moved(err) {
 			continue
 		}
 		if err != nil {
@@ -314,7 +314,7 @@ func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.
 		res.From, res.To = from, to
 		return []events.Event{en.event(res)}, nil
 	}
-	return nil, rt.err("migrate " + from)
+	return nil, rt.Err("migrate " + from)
 }
 
 // shadowChunkCache is the cache of raw transcript chunks already on the shadow branch, valid

@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
-
 	"github.com/entirerec/entire/gitexec"
 )
 

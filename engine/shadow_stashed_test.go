@@ -2,12 +2,13 @@ package engine
 
 import (
 	"context"
-	"github.com/entirerec/entire/engine/session"
 	"sort"
 	"testing"
 
-	"github.com/entirerec/entire/gitexec"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/gitexec"
 )
 
 // TestStashedFiles: only session files that left the worktree before the turn, and that the

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/redact"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
@@ -164,7 +164,7 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 			created = append(created, e.Path)
 		}
 	}
-	in.Files = session.MergeSorted(intersect(edited, statusPaths(st)), created)
+	in.Files = session.MergeSorted(session.Intersect(edited, statusPaths(st)), created)
 	if _, pos, err := scanPosition(in.Transcript.Path, en.scannedFrom(in.SessionID)); err == nil {
 		in.Transcript = pos
 	}

@@ -7,8 +7,9 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/entirerec/entire/gitexec"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/entirerec/entire/gitexec"
 )
 
 func TestLsTreeListsFilesRecursivelyAndByPath(t *testing.T) {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/entirerec/entire/engine/session"
 
 	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/session"
 )
 
 // cleanCmd is `entire clean` (spec §5.4, §10): list the shadow branches no session state

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/entirerec/entire/engine/session"
 	"os"
 	"strings"
 
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/setup"
 	"github.com/entirerec/entire/gitexec"
 )

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/events"
 )
 

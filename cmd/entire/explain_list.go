@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
-	"github.com/entirerec/entire/engine/session"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events/claudecode"
 )
 

@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/events"
 )
 

@@ -202,30 +202,9 @@ exec ` + stressQuote(realGit) + ` "$@"
 	if err := os.Symlink(w.bin, filepath.Join(bindir, "entire")); err != nil {
 		t.Fatal(err)
 	}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "ENTIRE_") || k == "HOME" || k == "PATH" {
-			continue
-		}
-		w.env = append(w.env, kv)
-	}
-	w.env = append(w.env, "HOME="+w.home, "PATH="+bindir+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"GIT_EXEC_PATH="+execPath, "GIT_CONFIG_NOSYSTEM=1", "ENTIRE_TEST_TTY=0", "TZ=UTC",
-		"GIT_AUTHOR_NAME=Fault User", "GIT_AUTHOR_EMAIL=fault@example.com",
-		"GIT_COMMITTER_NAME=Fault User", "GIT_COMMITTER_EMAIL=fault@example.com",
-		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	w.hermeticEnv(bindir, "Fault", "GIT_EXEC_PATH="+execPath)
 	repo := filepath.Join(w.root, "repo")
-	w.mustGit(w.root, "init", "-q", "-b", "main", repo)
-	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte("faults\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	w.mustGit(repo, "add", "README.md")
-	w.mustGit(repo, "commit", "-q", "-m", "init")
-	if out, err := w.cmd(repo, nil, w.bin, "enable"); err != nil || !strings.Contains(out, "Ready.") {
-		t.Fatalf("entire enable: %v\n%s", err, out)
-	}
-	w.mustGit(repo, "add", "-A")
-	w.mustGit(repo, "commit", "-q", "-m", "enable entire")
+	w.enabledRepo(repo, "faults\n")
 	w.common = filepath.Join(repo, ".git")
 	return repo
 }

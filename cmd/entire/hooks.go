@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/session"
 	"io"
 	"log/slog"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/setup"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
@@ -248,7 +248,7 @@ func (h *hookRun) git(verb string, args []string) error {
 		if len(args) == 0 {
 			return errors.New("pre-push: missing remote")
 		}
-		return en.PrePush(ctx, args[0], h.settings.PushSessions())
+		return en.Sharing().PrePush(ctx, args[0], h.settings.PushSessions())
 	}
 	return fmt.Errorf("unknown git hook %q", verb)
 }

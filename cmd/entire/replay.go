@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/entirerec/entire/engine/session"
 	"io"
 	"strings"
 
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 )
 

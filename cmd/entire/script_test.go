@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirerec/entire/engine/redact"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/entirerec/entire/engine/redact"
 )
 
 func TestMain(m *testing.M) {

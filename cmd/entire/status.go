@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/entirerec/entire/engine/session"
 	"sort"
 	"time"
 
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/setup"
 )
 

@@ -170,33 +170,10 @@ func (w *stressWorld) setup() {
 	if err := os.WriteFile(filepath.Join(bindir, "entire"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "ENTIRE_") || k == "HOME" || k == "PATH" || k == "XDG_CONFIG_HOME" || k == "GORACE" {
-			continue
-		}
-		w.env = append(w.env, kv)
-	}
-	w.env = append(w.env, "HOME="+w.home, "PATH="+bindir+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"GIT_CONFIG_NOSYSTEM=1", "ENTIRE_TEST_TTY=0", "TZ=UTC",
-		"GIT_AUTHOR_NAME=Stress User", "GIT_AUTHOR_EMAIL=stress@example.com",
-		"GIT_COMMITTER_NAME=Stress User", "GIT_COMMITTER_EMAIL=stress@example.com",
-		// Under -race the hook processes are race-enabled copies of this binary; without this each
-		// would sleep a second at exit.
-		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	w.hermeticEnv(bindir, "Stress")
 
 	repo, side := filepath.Join(w.root, "repo"), filepath.Join(w.root, "side")
-	w.mustGit(w.root, "init", "-q", "-b", "main", repo)
-	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte("stress\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	w.mustGit(repo, "add", "README.md")
-	w.mustGit(repo, "commit", "-q", "-m", "init")
-	if out, err := w.cmd(repo, nil, w.bin, "enable"); err != nil || !strings.Contains(out, "Ready.") {
-		t.Fatalf("entire enable: %v\n%s", err, out)
-	}
-	w.mustGit(repo, "add", "-A")
-	w.mustGit(repo, "commit", "-q", "-m", "enable entire")
+	w.enabledRepo(repo, "stress\n")
 	w.base = strings.TrimSpace(w.mustGit(repo, "rev-parse", "HEAD"))
 	w.mustGit(repo, "worktree", "add", "-q", "-b", "side", side)
 	w.common = filepath.Join(repo, ".git")
@@ -214,6 +191,44 @@ func (w *stressWorld) setup() {
 		}
 		w.trees = append(w.trees, tr)
 	}
+}
+
+// hermeticEnv sets the world's environment: this process's without git's, entire's and the
+// home variables, with its own HOME, bindir first on PATH, fixed identities for who, and extra.
+func (w *stressWorld) hermeticEnv(bindir, who string, extra ...string) {
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "ENTIRE_") || k == "HOME" || k == "PATH" || k == "XDG_CONFIG_HOME" || k == "GORACE" {
+			continue
+		}
+		w.env = append(w.env, kv)
+	}
+	email := strings.ToLower(who) + "@example.com"
+	w.env = append(w.env, "HOME="+w.home, "PATH="+bindir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"GIT_CONFIG_NOSYSTEM=1", "ENTIRE_TEST_TTY=0", "TZ=UTC",
+		"GIT_AUTHOR_NAME="+who+" User", "GIT_AUTHOR_EMAIL="+email,
+		"GIT_COMMITTER_NAME="+who+" User", "GIT_COMMITTER_EMAIL="+email,
+		// Under -race the hook processes are race-enabled copies of this binary; without this each
+		// would sleep a second at exit.
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	w.env = append(w.env, extra...)
+}
+
+// enabledRepo creates a repository at dir with a first commit, enables entire and commits what
+// enable wrote.
+func (w *stressWorld) enabledRepo(dir, readme string) {
+	t := w.t
+	w.mustGit(w.root, "init", "-q", "-b", "main", dir)
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.mustGit(dir, "add", "README.md")
+	w.mustGit(dir, "commit", "-q", "-m", "init")
+	if out, err := w.cmd(dir, nil, w.bin, "enable"); err != nil || !strings.Contains(out, "Ready.") {
+		t.Fatalf("entire enable: %v\n%s", err, out)
+	}
+	w.mustGit(dir, "add", "-A")
+	w.mustGit(dir, "commit", "-q", "-m", "enable entire")
 }
 
 // cmd runs a process in dir with the round's environment and returns its combined output.

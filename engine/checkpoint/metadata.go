@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 )
 
@@ -90,4 +92,25 @@ func SumUsage(slots []CommittedMetadata) *events.TokenUsage {
 		return nil
 	}
 	return &total
+}
+
+// Summarize recomputes the root summary: counts and files from all slots, writer fields from
+// the latest write.
+func Summarize(sessions []SessionFiles, slots []CommittedMetadata, latest CommittedMetadata) CheckpointSummary {
+	sum := CheckpointSummary{
+		CLIVersion:   latest.CLIVersion,
+		CheckpointID: latest.CheckpointID,
+		Strategy:     latest.Strategy,
+		Branch:       latest.Branch,
+		Sessions:     sessions,
+		TokenUsage:   SumUsage(slots),
+	}
+	var files []string
+	for _, m := range slots {
+		sum.CheckpointsCount += m.CheckpointsCount
+		files = append(files, m.FilesTouched...)
+	}
+	sum.FilesTouched = session.MergeSorted(nil, files)
+	sort.Strings(sum.FilesTouched)
+	return sum
 }

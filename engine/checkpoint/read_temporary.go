@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/entirerec/entire/engine/session"
 	"path"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
 )

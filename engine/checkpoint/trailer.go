@@ -4,9 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/entirerec/entire/events"
 	"regexp"
 	"strings"
+
+	"github.com/entirerec/entire/events"
 )
 
 // CheckpointTrailer is the key linking a user commit to its committed checkpoint.

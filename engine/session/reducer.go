@@ -384,7 +384,7 @@ func resetShadow(d events.TurnStarted) bool {
 	if d.ResetShadow {
 		return true // decided by an older recorder
 	}
-	return d.ShadowExists && len(intersect(d.DirtyFiles, d.ShadowFiles)) == 0
+	return d.ShadowExists && len(Intersect(d.DirtyFiles, d.ShadowFiles)) == 0
 }
 
 // turnFiles are the agent's files of a turn that still differ from HEAD: those the transcript
@@ -473,8 +473,8 @@ func (s *State) scanned(pos events.Transcript, prompts []string) {
 	s.Recorder.Scanned = pos
 }
 
-// intersect is the elements of a that are in b, in a's order.
-func intersect(a, b []string) []string {
+// Intersect is the elements of a that are in b, in a's order (file lists of a session).
+func Intersect(a, b []string) []string {
 	set := make(map[string]bool, len(b))
 	for _, x := range b {
 		set[x] = true

@@ -9,9 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/journal"
-	"github.com/tidwall/gjson"
 )
 
 // Store is the directory of session journals and their state snapshots:

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/entirerec/entire/events"
 	"github.com/tidwall/gjson"
+
+	"github.com/entirerec/entire/events"
 )
 
 // fileTools are the tool_use names whose input names a file the agent

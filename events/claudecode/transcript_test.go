@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entirerec/entire/events"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/entirerec/entire/events"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

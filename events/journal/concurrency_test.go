@@ -10,8 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/entirerec/entire/events/journal"
 	"github.com/tidwall/gjson"
+
+	"github.com/entirerec/entire/events/journal"
 )
 
 // helperEnv switches the test binary into an appending child process; see

@@ -1,19 +1,19 @@
-package engine
+package sharing
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
 	"time"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/gitexec"
 )
 
 // Sharing the metadata branch through a remote (spec §1.2, §9.5).
 
-// pushTimeout bounds each git push and git fetch of the metadata branch.
-const pushTimeout = 2 * time.Minute
+// Timeout bounds each git push and git fetch of the record (and of a branch resume fetches).
+const Timeout = 2 * time.Minute
 
 // maxPushAttempts bounds the push, rejected, fetch and merge rounds when other
 // clones keep pushing in between.
@@ -23,53 +23,53 @@ const maxPushAttempts = 4
 // when it has something the remote-tracking ref lacks, merging the remote's
 // checkpoints in when another clone pushed first. It never fails: problems
 // are warnings on stderr and in the log, and the user's push goes on.
-func (en *Engine) PrePush(ctx context.Context, remote string, pushSessions bool) error {
+func (r *Record) PrePush(ctx context.Context, remote string, pushSessions bool) error {
 	if !pushSessions {
-		en.Log.Info("push_sessions is false; not pushing session logs", "remote", remote)
+		r.Log.Info("push_sessions is false; not pushing session logs", "remote", remote)
 		return nil
 	}
-	if err := en.pushRecord(ctx, remote); err != nil {
-		fmt.Fprintf(en.Stderr, "[entire] Warning: could not push session logs to %s: %v\n", remote, err)
-		en.Log.Warn("push session logs", "remote", remote, "error", err.Error())
+	if err := r.pushRecord(ctx, remote); err != nil {
+		fmt.Fprintf(r.Stderr, "[entire] Warning: could not push session logs to %s: %v\n", remote, err)
+		r.Log.Warn("push session logs", "remote", remote, "error", err.Error())
 	}
 	return nil
 }
 
 // pushRecord is PrePush's work.
-func (en *Engine) pushRecord(ctx context.Context, remote string) error {
+func (r *Record) pushRecord(ctx context.Context, remote string) error {
 	if remote == "" {
 		return errors.New("no remote given")
 	}
-	local, ok, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
+	local, ok, err := r.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 	if err != nil || !ok {
 		return err
 	}
-	tracking, configured, err := en.trackingRef(ctx, remote)
+	tracking, configured, err := r.trackingRef(ctx, remote)
 	if err != nil {
 		return err
 	}
 	if configured {
-		if seen, ok, err := en.Repo.ResolveRef(ctx, tracking); err != nil {
+		if seen, ok, err := r.Repo.ResolveRef(ctx, tracking); err != nil {
 			return err
 		} else if ok && seen == local {
 			return nil
 		}
 	}
-	fmt.Fprintf(en.Stderr, "[entire] Pushing session logs to %s...\n", remote)
+	fmt.Fprintf(r.Stderr, "[entire] Pushing session logs to %s...\n", remote)
 	for range maxPushAttempts {
-		err := en.Repo.Push(ctx, remote, []string{checkpoint.MetadataBranch}, pushTimeout)
+		err := r.Repo.Push(ctx, remote, []string{checkpoint.MetadataBranch}, Timeout)
 		if !errors.Is(err, gitexec.ErrPushRejected) {
 			return err
 		}
-		en.Log.Info("session logs push rejected; merging the remote's", "remote", remote)
-		fetched, ok, err := en.fetchRemoteTip(ctx, remote)
+		r.Log.Info("session logs push rejected; merging the remote's", "remote", remote)
+		fetched, ok, err := r.fetchRemoteTip(ctx, remote)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			continue // the remote branch vanished meanwhile: push afresh
 		}
-		ahead, err := en.integrate(ctx, fetched)
+		ahead, err := r.integrate(ctx, fetched)
 		if err != nil || !ahead {
 			return err
 		}
@@ -80,19 +80,19 @@ func (en *Engine) pushRecord(ctx context.Context, remote string) error {
 // FetchRecord fetches remote's entire/checkpoints/v1 and integrates it into the local
 // branch: it creates the branch when it is missing, fast-forwards it when it is behind, and
 // merges the two (see push_merge.go) when they diverged. A remote without the branch is not an error.
-func (en *Engine) FetchRecord(ctx context.Context, remote string) error {
-	fetched, ok, err := en.fetchRemoteTip(ctx, remote)
+func (r *Record) FetchRecord(ctx context.Context, remote string) error {
+	fetched, ok, err := r.fetchRemoteTip(ctx, remote)
 	if err != nil || !ok {
 		return err
 	}
-	_, err = en.integrate(ctx, fetched)
+	_, err = r.integrate(ctx, fetched)
 	return err
 }
 
 // trackingRef is remote's remote-tracking ref of the metadata branch; configured=false when
 // remote is a URL or path rather than a configured remote, which has no such ref.
-func (en *Engine) trackingRef(ctx context.Context, remote string) (gitexec.RefName, bool, error) {
-	configured, err := en.Repo.RemoteConfigured(ctx, remote)
+func (r *Record) trackingRef(ctx context.Context, remote string) (gitexec.RefName, bool, error) {
+	configured, err := r.Repo.RemoteConfigured(ctx, remote)
 	if err != nil {
 		return "", false, err
 	}
@@ -102,8 +102,8 @@ func (en *Engine) trackingRef(ctx context.Context, remote string) (gitexec.RefNa
 // fetchRemoteTip fetches the remote metadata branch (into its remote-tracking ref for a
 // configured remote, else only into FETCH_HEAD) and returns its tip; ok=false when the remote
 // has no such branch.
-func (en *Engine) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OID, bool, error) {
-	tracking, configured, err := en.trackingRef(ctx, remote)
+func (r *Record) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OID, bool, error) {
+	tracking, configured, err := r.trackingRef(ctx, remote)
 	if err != nil {
 		return "", false, err
 	}
@@ -111,14 +111,14 @@ func (en *Engine) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OI
 	if configured {
 		spec, read = spec+":"+string(tracking), tracking
 	}
-	err = en.Repo.Fetch(ctx, remote, []string{spec}, pushTimeout)
+	err = r.Repo.Fetch(ctx, remote, []string{spec}, Timeout)
 	if errors.Is(err, gitexec.ErrRemoteRefMissing) {
 		return "", false, nil
 	}
 	if err != nil {
 		return "", false, err
 	}
-	tip, ok, err := en.Repo.ResolveRef(ctx, read)
+	tip, ok, err := r.Repo.ResolveRef(ctx, read)
 	if err == nil && !ok {
 		err = fmt.Errorf("fetched %s but %s is missing", checkpoint.MetadataBranch, read)
 	}
@@ -128,10 +128,10 @@ func (en *Engine) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OI
 // integrate makes the local metadata branch contain fetched, with compare-and-swap: create
 // it, fast-forward it, or commit a union merge. ahead reports that the local branch now has
 // commits the fetched tip lacks, so a push is due.
-func (en *Engine) integrate(ctx context.Context, fetched gitexec.OID) (ahead bool, err error) {
-	var rt refRetry
-	for rt.next() {
-		local, ok, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
+func (r *Record) integrate(ctx context.Context, fetched gitexec.OID) (ahead bool, err error) {
+	var rt gitexec.RefRetry
+	for rt.Next() {
+		local, ok, err := r.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 		if err != nil {
 			return false, err
 		}
@@ -142,28 +142,28 @@ func (en *Engine) integrate(ctx context.Context, fetched gitexec.OID) (ahead boo
 		case local == fetched:
 			return false, nil
 		default:
-			if ahead, err := en.Repo.IsAncestor(ctx, fetched, local); err != nil || ahead {
+			if ahead, err := r.Repo.IsAncestor(ctx, fetched, local); err != nil || ahead {
 				return ahead, err
 			}
-			ff, err := en.Repo.IsAncestor(ctx, local, fetched)
+			ff, err := r.Repo.IsAncestor(ctx, local, fetched)
 			if err != nil {
 				return false, err
 			}
 			if !ff {
-				if next, err = en.mergeCommit(ctx, local, fetched); err != nil {
+				if next, err = r.mergeCommit(ctx, local, fetched); err != nil {
 					return false, err
 				}
 			}
 		}
-		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: next, Old: local}})
-		if rt.moved(err) {
+		err = r.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: next, Old: local}})
+		if rt.Moved(err) {
 			continue // a local writer committed meanwhile: integrate its tip instead
 		}
 		if err != nil {
 			return false, err
 		}
-		en.Log.Info("integrated remote session logs", "fetched", string(fetched), "local", string(local), "new", string(next))
+		r.Log.Info("integrated remote session logs", "fetched", string(fetched), "local", string(local), "new", string(next))
 		return next != fetched, nil
 	}
-	return false, rt.err("integrate " + checkpoint.MetadataBranch)
+	return false, rt.Err("integrate " + checkpoint.MetadataBranch)
 }

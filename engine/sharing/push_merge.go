@@ -1,14 +1,14 @@
-package engine
+package sharing
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/entirerec/entire/engine/checkpoint"
 	"regexp"
 	"slices"
 	"strconv"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -36,20 +36,20 @@ import (
 const mergeMessage = "Merge remote session logs"
 
 // mergeCommit commits the union of two metadata tips' trees with parents [local, fetched].
-func (en *Engine) mergeCommit(ctx context.Context, local, fetched gitexec.OID) (gitexec.OID, error) {
-	lt, err := en.treeOf(ctx, string(local))
+func (r *Record) mergeCommit(ctx context.Context, local, fetched gitexec.OID) (gitexec.OID, error) {
+	lt, err := r.treeOf(ctx, string(local))
 	if err != nil {
 		return "", err
 	}
-	ft, err := en.treeOf(ctx, string(fetched))
+	ft, err := r.treeOf(ctx, string(fetched))
 	if err != nil {
 		return "", err
 	}
-	tree, err := en.unionTree(ctx, "", lt, ft)
+	tree, err := r.unionTree(ctx, "", lt, ft)
 	if err != nil {
 		return "", fmt.Errorf("merge session logs: %w", err)
 	}
-	return en.Repo.CommitTree(ctx, tree, []gitexec.OID{local, fetched}, mergeMessage)
+	return r.Repo.CommitTree(ctx, tree, []gitexec.OID{local, fetched}, mergeMessage)
 }
 
 var checkpointDirRe = regexp.MustCompile(`^[0-9a-f]{2}/[0-9a-f]{10}$`)
@@ -57,11 +57,11 @@ var checkpointDirRe = regexp.MustCompile(`^[0-9a-f]{2}/[0-9a-f]{10}$`)
 // unionTree merges the directory dir ("" for the root) of two trees: entries on one side are
 // kept, equal entries are not read, differing directories are merged recursively (a checkpoint
 // directory slot by slot), and any other difference takes the fetched entry.
-func (en *Engine) unionTree(ctx context.Context, dir string, local, fetched gitexec.OID) (gitexec.OID, error) {
+func (r *Record) unionTree(ctx context.Context, dir string, local, fetched gitexec.OID) (gitexec.OID, error) {
 	if local == fetched {
 		return fetched, nil
 	}
-	le, fe, err := en.readTreePair(ctx, local, fetched)
+	le, fe, err := r.readTreePair(ctx, local, fetched)
 	if err != nil {
 		return "", err
 	}
@@ -75,9 +75,9 @@ func (en *Engine) unionTree(ctx context.Context, dir string, local, fetched gite
 			// Equal, or a conflict the fetched side wins.
 		default:
 			path := joinPath(dir, name)
-			merge := en.unionTree
+			merge := r.unionTree
 			if checkpointDirRe.MatchString(path) {
-				merge = en.unionCheckpoint
+				merge = r.unionCheckpoint
 			}
 			sub, err := merge(ctx, path, l.OID, f.OID)
 			if err != nil {
@@ -88,13 +88,13 @@ func (en *Engine) unionTree(ctx context.Context, dir string, local, fetched gite
 			}
 		}
 	}
-	return en.applyChanges(ctx, fetched, changes)
+	return r.applyChanges(ctx, fetched, changes)
 }
 
 // unionCheckpoint merges one checkpoint directory present on both sides (see the package
 // comment above for the slot rules).
-func (en *Engine) unionCheckpoint(ctx context.Context, cp string, local, fetched gitexec.OID) (gitexec.OID, error) {
-	le, fe, err := en.readTreePair(ctx, local, fetched)
+func (r *Record) unionCheckpoint(ctx context.Context, cp string, local, fetched gitexec.OID) (gitexec.OID, error) {
+	le, fe, err := r.readTreePair(ctx, local, fetched)
 	if err != nil {
 		return "", err
 	}
@@ -103,7 +103,7 @@ func (en *Engine) unionCheckpoint(ctx context.Context, cp string, local, fetched
 	for _, n := range slotNumbers(fe) {
 		e := fe[strconv.Itoa(n)]
 		haveTree[e.OID] = true
-		if m, ok := en.slotMeta(ctx, e.OID); ok && m.SessionID != "" {
+		if m, ok := r.slotMeta(ctx, e.OID); ok && m.SessionID != "" {
 			haveSession[m.SessionID] = true
 		}
 		next = n + 1
@@ -114,8 +114,8 @@ func (en *Engine) unionCheckpoint(ctx context.Context, cp string, local, fetched
 		if haveTree[e.OID] {
 			continue
 		}
-		if m, ok := en.slotMeta(ctx, e.OID); ok && m.SessionID != "" && haveSession[m.SessionID] {
-			en.Log.Info("checkpoint slot on both sides; keeping the remote's", "checkpoint", cp, "session_id", m.SessionID)
+		if m, ok := r.slotMeta(ctx, e.OID); ok && m.SessionID != "" && haveSession[m.SessionID] {
+			r.Log.Info("checkpoint slot on both sides; keeping the remote's", "checkpoint", cp, "session_id", m.SessionID)
 			continue
 		}
 		changes = append(changes, gitexec.TreeChange{Path: strconv.Itoa(next), Mode: e.Mode, OID: e.OID})
@@ -131,24 +131,24 @@ func (en *Engine) unionCheckpoint(ctx context.Context, cp string, local, fetched
 		case !both:
 			changes = append(changes, gitexec.TreeChange{Path: name, Mode: l.Mode, OID: l.OID})
 		case f.OID != l.OID && f.Type == "tree" && l.Type == "tree":
-			sub, err := en.unionTree(ctx, joinPath(cp, name), l.OID, f.OID)
+			sub, err := r.unionTree(ctx, joinPath(cp, name), l.OID, f.OID)
 			if err != nil {
 				return "", err
 			}
 			changes = append(changes, gitexec.TreeChange{Path: name, Mode: f.Mode, OID: sub})
 		}
 	}
-	tree, err := en.applyChanges(ctx, fetched, changes)
+	tree, err := r.applyChanges(ctx, fetched, changes)
 	if err != nil || !appended {
 		return tree, err
 	}
-	return en.resummarize(ctx, cp, tree)
+	return r.resummarize(ctx, cp, tree)
 }
 
 // resummarize rewrites a merged checkpoint's root metadata.json from all its slots, as a
 // condensation does (spec §3.8). When some metadata cannot be read it keeps the tree as is.
-func (en *Engine) resummarize(ctx context.Context, cp string, tree gitexec.OID) (gitexec.OID, error) {
-	entries, _, err := en.Repo.ReadTree(ctx, string(tree))
+func (r *Record) resummarize(ctx context.Context, cp string, tree gitexec.OID) (gitexec.OID, error) {
+	entries, _, err := r.Repo.ReadTree(ctx, string(tree))
 	if err != nil {
 		return "", err
 	}
@@ -160,10 +160,10 @@ func (en *Engine) resummarize(ctx context.Context, cp string, tree gitexec.OID) 
 	var slots []checkpoint.CommittedMetadata
 	latest := -1
 	for _, n := range slotNumbers(byName) {
-		m, ok := en.slotMeta(ctx, byName[strconv.Itoa(n)].OID)
-		files, ferr := en.slotFiles(ctx, cp, n, byName[strconv.Itoa(n)].OID)
+		m, ok := r.slotMeta(ctx, byName[strconv.Itoa(n)].OID)
+		files, ferr := r.slotFiles(ctx, cp, n, byName[strconv.Itoa(n)].OID)
 		if !ok || ferr != nil || n != len(slots) {
-			en.Log.Warn("merged checkpoint keeps the remote's root metadata", "checkpoint", cp, "slot", n)
+			r.Log.Warn("merged checkpoint keeps the remote's root metadata", "checkpoint", cp, "slot", n)
 			return tree, nil
 		}
 		if latest < 0 || m.CreatedAt.After(slots[latest].CreatedAt) {
@@ -174,21 +174,21 @@ func (en *Engine) resummarize(ctx context.Context, cp string, tree gitexec.OID) 
 	if latest < 0 {
 		return tree, nil
 	}
-	root, err := checkpoint.MarshalJSON(summarize(sessions, slots, slots[latest]))
+	root, err := checkpoint.MarshalJSON(checkpoint.Summarize(sessions, slots, slots[latest]))
 	if err != nil {
 		return "", err
 	}
-	oids, err := en.Repo.HashBlobs(ctx, [][]byte{root})
+	oids, err := r.Repo.HashBlobs(ctx, [][]byte{root})
 	if err != nil {
 		return "", fmt.Errorf("write merged summary: %w", err)
 	}
-	return en.Repo.BuildTree(ctx, tree, []gitexec.TreeChange{{Path: "metadata.json", Mode: "100644", OID: oids[0]}})
+	return r.Repo.BuildTree(ctx, tree, []gitexec.TreeChange{{Path: "metadata.json", Mode: "100644", OID: oids[0]}})
 }
 
 // slotMeta reads a slot directory's metadata.json; ok=false when it is missing or unreadable.
-func (en *Engine) slotMeta(ctx context.Context, slotTree gitexec.OID) (checkpoint.CommittedMetadata, bool) {
+func (r *Record) slotMeta(ctx context.Context, slotTree gitexec.OID) (checkpoint.CommittedMetadata, bool) {
 	var m checkpoint.CommittedMetadata
-	data, ok, err := en.Repo.ReadBlob(ctx, string(slotTree)+":metadata.json")
+	data, ok, err := r.Repo.ReadBlob(ctx, string(slotTree)+":metadata.json")
 	if err != nil || !ok {
 		return m, false
 	}
@@ -196,8 +196,8 @@ func (en *Engine) slotMeta(ctx context.Context, slotTree gitexec.OID) (checkpoin
 }
 
 // slotFiles lists a slot's files for the root summary, as writeSlot does.
-func (en *Engine) slotFiles(ctx context.Context, cp string, n int, slotTree gitexec.OID) (checkpoint.SessionFiles, error) {
-	entries, _, err := en.Repo.ReadTree(ctx, string(slotTree))
+func (r *Record) slotFiles(ctx context.Context, cp string, n int, slotTree gitexec.OID) (checkpoint.SessionFiles, error) {
+	entries, _, err := r.Repo.ReadTree(ctx, string(slotTree))
 	if err != nil {
 		return checkpoint.SessionFiles{}, err
 	}
@@ -215,10 +215,10 @@ func (en *Engine) slotFiles(ctx context.Context, cp string, n int, slotTree gite
 }
 
 // readTreePair reads one level of two trees, each keyed by entry name.
-func (en *Engine) readTreePair(ctx context.Context, a, b gitexec.OID) (map[string]gitexec.TreeEntry, map[string]gitexec.TreeEntry, error) {
+func (r *Record) readTreePair(ctx context.Context, a, b gitexec.OID) (map[string]gitexec.TreeEntry, map[string]gitexec.TreeEntry, error) {
 	var out [2]map[string]gitexec.TreeEntry
 	for i, t := range []gitexec.OID{a, b} {
-		entries, ok, err := en.Repo.ReadTree(ctx, string(t))
+		entries, ok, err := r.Repo.ReadTree(ctx, string(t))
 		if err == nil && !ok {
 			err = fmt.Errorf("tree %s is missing", t)
 		}
@@ -234,11 +234,11 @@ func (en *Engine) readTreePair(ctx context.Context, a, b gitexec.OID) (map[strin
 }
 
 // applyChanges builds base with one-level changes, or returns base when there are none.
-func (en *Engine) applyChanges(ctx context.Context, base gitexec.OID, changes []gitexec.TreeChange) (gitexec.OID, error) {
+func (r *Record) applyChanges(ctx context.Context, base gitexec.OID, changes []gitexec.TreeChange) (gitexec.OID, error) {
 	if len(changes) == 0 {
 		return base, nil
 	}
-	return en.Repo.BuildTree(ctx, base, changes)
+	return r.Repo.BuildTree(ctx, base, changes)
 }
 
 // slotNumbers are the numeric directory names of a checkpoint, ascending.

@@ -1,10 +1,9 @@
-package engine
+package sharing
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/entirerec/entire/engine/checkpoint"
 	"io"
 	"log/slog"
 	"os/exec"
@@ -15,12 +14,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/gitexec"
 )
 
-// shareEngine is an engine on a fresh hermetic repository; stderr collects its messages.
-func shareEngine(t *testing.T, dir string, stderr *bytes.Buffer) *Engine {
+// shareEngine is the record of a fresh hermetic repository; stderr collects its messages.
+func shareEngine(t *testing.T, dir string, stderr *bytes.Buffer) *Record {
 	t.Helper()
 	home := t.TempDir()
 	for k, v := range map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1",
@@ -38,7 +38,7 @@ func shareEngine(t *testing.T, dir string, stderr *bytes.Buffer) *Engine {
 	if stderr == nil {
 		stderr = &bytes.Buffer{}
 	}
-	return New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), stderr)
+	return &Record{Repo: repo, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Stderr: stderr}
 }
 
 // shareGit runs git for test setup and returns its trimmed stdout.
@@ -55,7 +55,7 @@ func shareGit(t *testing.T, dir string, args ...string) string {
 }
 
 // shareTree writes a tree holding files (path -> content).
-func shareTree(t *testing.T, en *Engine, files map[string]string) gitexec.OID {
+func shareTree(t *testing.T, en *Record, files map[string]string) gitexec.OID {
 	t.Helper()
 	ctx := context.Background()
 	var paths []string
@@ -79,7 +79,7 @@ func shareTree(t *testing.T, en *Engine, files map[string]string) gitexec.OID {
 }
 
 // shareFiles reads every file of a tree-ish back (path -> content).
-func shareFiles(t *testing.T, en *Engine, treeish string) map[string]string {
+func shareFiles(t *testing.T, en *Record, treeish string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, p := range strings.Split(shareGit(t, en.Repo.TopLevel, "ls-tree", "-r", "--name-only", treeish), "\n") {
@@ -94,7 +94,7 @@ func shareFiles(t *testing.T, en *Engine, treeish string) map[string]string {
 func slotJSON(t *testing.T, sid, file string, n int, at time.Time) string {
 	t.Helper()
 	data, err := checkpoint.MarshalJSON(checkpoint.CommittedMetadata{CheckpointID: "abcdef012345", SessionID: sid, Strategy: checkpoint.StrategyManualCommit,
-		CreatedAt: at, Branch: "br-" + sid, CheckpointsCount: n, FilesTouched: []string{file}, Agent: AgentClaudeCode,
+		CreatedAt: at, Branch: "br-" + sid, CheckpointsCount: n, FilesTouched: []string{file}, Agent: "Claude Code",
 		TokenUsage: &events.TokenUsage{InputTokens: n, APICallCount: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestUnionCheckpointSameSlotsKeepsFetchedRoot(t *testing.T) {
 }
 
 // shareCommit commits a tree onto the metadata branch of en's repository (parent: its tip).
-func shareCommit(t *testing.T, en *Engine, files map[string]string) gitexec.OID {
+func shareCommit(t *testing.T, en *Record, files map[string]string) gitexec.OID {
 	t.Helper()
 	ctx := context.Background()
 	tip, ok, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)

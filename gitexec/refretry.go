@@ -1,17 +1,15 @@
-package engine
+package gitexec
 
 import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
-
-	"github.com/entirerec/entire/gitexec"
 )
 
 // Compare-and-swap loops (a shadow checkpoint, the metadata branch, integrating fetched logs,
 // migrating a shadow branch) re-read a ref and try again when another writer moved it
-// (gitexec.ErrRefMoved). A lost race is resolved by re-reading, so retries are many and quick:
+// (ErrRefMoved). A lost race is resolved by re-reading, so retries are many and quick:
 // between attempts a short jittered pause (at most refRetryPause) lets writers that collided
 // take turns. Retrying stops after maxRefRetries attempts, or once refRetryBudget has passed
 // and at least minRefRetries attempts were made: on an idle machine that is about a second of
@@ -26,15 +24,16 @@ const (
 	refRetryPause  = 16 * time.Millisecond
 )
 
-// refRetry paces one compare-and-swap loop: for rt.next() { ...; if rt.moved(err) { continue } }.
-type refRetry struct {
+// RefRetry paces one compare-and-swap loop: for rt.Next() { ...; if rt.Moved(err) { continue } };
+// after the loop, rt.Err says what gave up.
+type RefRetry struct {
 	attempts int
 	start    time.Time // of the first attempt
 	last     error     // the last lost race, with git's message
 }
 
-// next reports whether to make another attempt, pausing first unless it is the first.
-func (rt *refRetry) next() bool {
+// Next reports whether to make another attempt, pausing first unless it is the first.
+func (rt *RefRetry) Next() bool {
 	if rt.attempts == 0 {
 		rt.start = time.Now()
 	} else {
@@ -51,18 +50,18 @@ func (rt *refRetry) next() bool {
 	return true
 }
 
-// moved reports whether err is a lost race, to be retried; it remembers it for err.
-func (rt *refRetry) moved(err error) bool {
-	if !errors.Is(err, gitexec.ErrRefMoved) {
+// Moved reports whether err is a lost race, to be retried; it remembers it for err.
+func (rt *RefRetry) Moved(err error) bool {
+	if !errors.Is(err, ErrRefMoved) {
 		return false
 	}
 	rt.last = err
 	return true
 }
 
-// err is the failure to report when the attempts ran out: the last lost race, which wraps
-// gitexec.ErrRefMoved and carries git's message.
-func (rt *refRetry) err(what string) error {
+// Err is the failure to report when the attempts ran out: the last lost race, which wraps
+// ErrRefMoved and carries git's message.
+func (rt *RefRetry) Err(what string) error {
 	took := time.Since(rt.start).Round(time.Millisecond)
 	return fmt.Errorf("%s: gave up after %d attempts in %s: %w", what, rt.attempts, took, rt.last)
 }
