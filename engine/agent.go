@@ -57,7 +57,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	if err != nil {
 		return err
 	}
-	defer closeSession(en, sess)
+	defer CloseSession(en, sess)
 	s := sess.State
 	if s.Exists() && s.WorktreePath != "" && s.WorktreePath != wt.Path {
 		// The same session ID recorded from another worktree: refuse rather than move or
@@ -96,7 +96,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	if !s.Exists() {
 		fmt.Fprintf(en.Stderr, "Initialized shadow session: %s\n", in.SessionID)
 	}
-	return en.run(ctx, sess, en.event(in))
+	return en.run(ctx, sess, en.Event(in))
 }
 
 // shadowFacts observes HEAD's shadow branch at prompt start for the overlap check (seed 003,
@@ -141,7 +141,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if err != nil {
 		return err
 	}
-	defer closeSession(en, sess)
+	defer CloseSession(en, sess)
 	s := sess.State
 	from := s.Recorder.Scanned
 	scan, pos, err := scanPosition(in.Transcript.Path, from)
@@ -164,7 +164,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		return err
 	}
 	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(scan.ModifiedFiles)), statusPaths(st)
-	return en.run(ctx, sess, en.event(in))
+	return en.run(ctx, sess, en.Event(in))
 }
 
 // SessionStart handles the agent's session-start hook. It returns the other sessions of this
@@ -198,8 +198,8 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([
 	if err != nil {
 		return others, err
 	}
-	defer closeSession(en, sess)
-	return others, en.run(ctx, sess, en.event(in))
+	defer CloseSession(en, sess)
+	return others, en.run(ctx, sess, en.Event(in))
 }
 
 // SessionEnd handles the agent's session-end hook.
@@ -211,11 +211,12 @@ func (en *Engine) SessionEnd(ctx context.Context, in events.SessionStopped) erro
 	if err != nil {
 		return err
 	}
-	defer closeSession(en, sess)
-	return en.run(ctx, sess, en.event(in))
+	defer CloseSession(en, sess)
+	return en.run(ctx, sess, en.Event(in))
 }
 
-func closeSession(en *Engine, sess *session.Session) {
+// CloseSession closes a session opened for writing, logging a failure to write its state.
+func CloseSession(en *Engine, sess *session.Session) {
 	if err := sess.Close(); err != nil {
 		en.Log.Error("close session", "session_id", sess.ID, "error", err.Error())
 	}

@@ -149,7 +149,7 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 	if err != nil {
 		return nil, 0, err
 	}
-	blobs := []namedBlob{{"metadata.json", metaJSON}}
+	blobs := []NamedBlob{{"metadata.json", metaJSON}}
 	files := checkpoint.SessionFiles{
 		Metadata:    "/" + dir + "/metadata.json",
 		Transcript:  "/" + dir + "/full.jsonl",
@@ -157,11 +157,11 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 	}
 	var stored []gitexec.TreeChange
 	if w.transcript != nil {
-		blobs = append(blobs, namedBlob{"content_hash.txt", w.transcript.hash})
+		blobs = append(blobs, NamedBlob{"content_hash.txt", w.transcript.hash})
 		stored = w.transcript.files
 	}
 	if w.prompts != nil {
-		blobs = append(blobs, namedBlob{"prompt.txt", w.prompts}, namedBlob{"context.md", w.context})
+		blobs = append(blobs, NamedBlob{"prompt.txt", w.prompts}, NamedBlob{"context.md", w.context})
 		files.Prompt = "/" + dir + "/prompt.txt"
 		files.Context = "/" + dir + "/context.md"
 	}
@@ -177,7 +177,7 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		return nil, 0, err
 	}
 	// The root summary is written with the slot's files, in the same batch of blobs.
-	blobs = append(blobs, namedBlob{"../metadata.json", rootJSON})
+	blobs = append(blobs, NamedBlob{"../metadata.json", rootJSON})
 	changes, err := en.replaceDir(ctx, tip, dir, blobs, stored)
 	if err != nil {
 		return nil, 0, err
@@ -187,14 +187,14 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 
 // replaceDir writes blobs (and already stored files, named relative to dir) into dir and
 // deletes the dir's other files.
-func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, blobs []namedBlob, stored []gitexec.TreeChange) ([]gitexec.TreeChange, error) {
+func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, blobs []NamedBlob, stored []gitexec.TreeChange) ([]gitexec.TreeChange, error) {
 	existing, err := en.slotEntries(ctx, tip, dir)
 	if err != nil {
 		return nil, err
 	}
 	keep := map[string]bool{}
 	for _, b := range blobs {
-		keep[b.name] = true
+		keep[b.Name] = true
 	}
 	for _, f := range stored {
 		keep[f.Path] = true
@@ -205,7 +205,7 @@ func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, b
 			changes = append(changes, gitexec.TreeChange{Path: dir + "/" + e.Name, Delete: true})
 		}
 	}
-	written, err := en.blobChanges(ctx, dir, blobs)
+	written, err := en.BlobChanges(ctx, dir, blobs)
 	if err != nil {
 		return nil, err
 	}

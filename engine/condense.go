@@ -138,8 +138,8 @@ func (en *Engine) condense(ctx context.Context, s session.State, f session.Conde
 		return nil, fmt.Errorf("condense %s: %w", c.CheckpointID, err)
 	}
 	crashPoint("condense:metadata-written")
-	fmt.Fprintf(en.Stderr, "[entire] Condensed session %s: %s (%d checkpoints)\n", short(s.SessionID, 8), c.CheckpointID, s.CheckpointCount)
-	out := []events.Event{en.event(events.CheckpointCondensed{
+	fmt.Fprintf(en.Stderr, "[entire] Condensed session %s: %s (%d checkpoints)\n", Short(s.SessionID, 8), c.CheckpointID, s.CheckpointCount)
+	out := []events.Event{en.Event(events.CheckpointCondensed{
 		CheckpointID: c.CheckpointID, MetadataCommit: string(metaCommit), UserCommit: c.Commit,
 		Slot: slot, Files: w.meta.FilesTouched, Provisional: f.Provisional, Transcript: pos,
 		Chunks: chunkRefs(w),
@@ -151,9 +151,9 @@ func (en *Engine) condense(ctx context.Context, s session.State, f session.Conde
 	cf, err := en.carryForward(ctx, s, c, candidates)
 	if err != nil {
 		en.Log.Warn("carry forward failed", "session_id", s.SessionID, "error", err.Error())
-		out = append(out, en.event(events.EffectFailed{Effect: "carry-forward", Error: err.Error()}))
+		out = append(out, en.Event(events.EffectFailed{Effect: "carry-forward", Error: err.Error()}))
 	} else if cf != nil {
-		out = append(out, en.event(*cf))
+		out = append(out, en.Event(*cf))
 	}
 	return out, nil
 }
@@ -198,7 +198,7 @@ func (en *Engine) carryForward(ctx context.Context, s session.State, c events.Gi
 	if len(remaining) == 0 {
 		return nil, nil
 	}
-	changes, err := en.worktreeChanges(ctx, remaining)
+	changes, err := en.WorktreeChanges(ctx, remaining)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func (en *Engine) withoutCommitted(ctx context.Context, commit string, changes [
 func (en *Engine) blobOIDs(ctx context.Context, rev string, paths []string) (map[string]gitexec.OID, error) {
 	oids, err := en.Repo.PathOIDs(ctx, rev, paths)
 	if err != nil {
-		return nil, fmt.Errorf("list blobs of %s: %w", short(rev, 12), err)
+		return nil, fmt.Errorf("list blobs of %s: %w", Short(rev, 12), err)
 	}
 	return oids, nil
 }
@@ -285,7 +285,7 @@ func (en *Engine) finalize(ctx context.Context, s session.State, f session.Final
 		}
 		res.Finalized = append(res.Finalized, id)
 	}
-	return []events.Event{en.event(res)}, nil
+	return []events.Event{en.Event(res)}, nil
 }
 
 func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotWrite, addUsage *events.TokenUsage) error {
@@ -310,15 +310,15 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 		if err != nil {
 			return nil, err
 		}
-		var blobs []namedBlob
+		var blobs []NamedBlob
 		var stored []gitexec.TreeChange
 		if w.transcript != nil {
-			blobs = append(blobs, namedBlob{"content_hash.txt", w.transcript.hash})
+			blobs = append(blobs, NamedBlob{"content_hash.txt", w.transcript.hash})
 			stored = w.transcript.files
 		}
 		replaced := map[string]bool{"prompt.txt": true, "context.md": true, "content_hash.txt": true}
 		if w.prompts != nil {
-			blobs = append(blobs, namedBlob{"prompt.txt", w.prompts}, namedBlob{"context.md", w.context})
+			blobs = append(blobs, NamedBlob{"prompt.txt", w.prompts}, NamedBlob{"context.md", w.context})
 		}
 		if addUsage != nil {
 			m := slots[slot]
@@ -331,12 +331,12 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 			if err != nil {
 				return nil, err
 			}
-			blobs = append(blobs, namedBlob{"metadata.json", data})
+			blobs = append(blobs, NamedBlob{"metadata.json", data})
 		}
 		var changes []gitexec.TreeChange
 		written := map[string]bool{}
 		for _, b := range blobs {
-			written[b.name] = true
+			written[b.Name] = true
 		}
 		for _, f := range stored {
 			written[f.Path] = true
@@ -347,7 +347,7 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 				changes = append(changes, gitexec.TreeChange{Path: dir + "/" + e.Name, Delete: true})
 			}
 		}
-		adds, err := en.blobChanges(ctx, dir, blobs)
+		adds, err := en.BlobChanges(ctx, dir, blobs)
 		if err != nil {
 			return nil, err
 		}
@@ -364,7 +364,7 @@ func (en *Engine) finalizeOne(ctx context.Context, sessionID, id string, w slotW
 			if err != nil {
 				return nil, err
 			}
-			rc, err := en.blobChanges(ctx, cp, []namedBlob{{"metadata.json", root}})
+			rc, err := en.BlobChanges(ctx, cp, []NamedBlob{{"metadata.json", root}})
 			if err != nil {
 				return nil, err
 			}
@@ -382,7 +382,8 @@ func agentOrDefault(a string) string {
 	return a
 }
 
-func short(s string, n int) string {
+// Short is s cut to at most n bytes (IDs and hashes in messages).
+func Short(s string, n int) string {
 	if len(s) > n {
 		return s[:n]
 	}

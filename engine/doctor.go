@@ -115,12 +115,12 @@ func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	defer closeSession(en, sess)
+	defer CloseSession(en, sess)
 	if !sess.State.HasNewContent() {
 		return "", fmt.Errorf("session %s has no uncondensed work", id)
 	}
 	if sess.State.Phase.Normalize() == session.PhaseActive {
-		if err := en.run(ctx, sess, en.event(events.SessionStopped{SessionID: id, Reason: "entire doctor"})); err != nil {
+		if err := en.run(ctx, sess, en.Event(events.SessionStopped{SessionID: id, Reason: "entire doctor"})); err != nil {
 			return "", err
 		}
 	}

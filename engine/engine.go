@@ -48,7 +48,8 @@ func New(repo *gitexec.Repo, log *slog.Logger, stderr io.Writer) *Engine {
 	}
 }
 
-func (en *Engine) event(p events.Payload) events.Event {
+// Event stamps a payload with the engine's clock as an event to journal.
+func (en *Engine) Event(p events.Payload) events.Event {
 	return events.New(en.Now(), p)
 }
 
@@ -198,7 +199,7 @@ func (en *Engine) perform(ctx context.Context, sess *session.Session, input even
 	}
 	if err != nil {
 		en.Log.Error("effect failed", "effect", eff.EffectName(), "session_id", sess.ID, "checkpoint_id", key, "error", err.Error())
-		return []events.Event{en.event(events.EffectFailed{Effect: eff.EffectName(), CheckpointID: key, Error: err.Error()})}
+		return []events.Event{en.Event(events.EffectFailed{Effect: eff.EffectName(), CheckpointID: key, Error: err.Error()})}
 	}
 	return res
 }

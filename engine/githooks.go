@@ -202,8 +202,8 @@ func (en *Engine) appendDurably(id string, p events.Payload) error {
 	if err != nil {
 		return err
 	}
-	defer closeSession(en, sess)
-	if err := sess.Append(en.event(p)); err != nil {
+	defer CloseSession(en, sess)
+	if err := sess.Append(en.Event(p)); err != nil {
 		return err
 	}
 	return sess.Sync()
@@ -267,7 +267,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 	var recs []recorded
 	defer func() {
 		for _, r := range recs {
-			closeSession(en, r.sess)
+			CloseSession(en, r.sess)
 		}
 	}()
 	others := map[string]session.State{}
@@ -287,7 +287,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 			continue
 		}
 		if sess.State.Recorder.LastCommit == string(head) {
-			closeSession(en, sess) // another hook recorded it while we looked (see DrainPending)
+			CloseSession(en, sess) // another hook recorded it while we looked (see DrainPending)
 			continue
 		}
 		if _, err := en.drain(ctx, sess, nil, nil); err != nil { // earlier commits first
@@ -299,7 +299,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 			ev = en.commitFacts(ctx, sess.State, base, diff)
 		}
 		tried := pendingIDs(sess.State)
-		input := en.event(ev)
+		input := en.Event(ev)
 		effects, err := en.record(sess, input)
 		recs = append(recs, recorded{sess, input, effects, tried})
 		if err != nil {
@@ -360,7 +360,7 @@ func (en *Engine) DrainPending(ctx context.Context) error {
 		if _, err := en.drain(ctx, sess, nil, nil); err != nil {
 			errs = append(errs, err)
 		}
-		closeSession(en, sess)
+		CloseSession(en, sess)
 	}
 	return errors.Join(errs...)
 }
@@ -399,7 +399,7 @@ func (en *Engine) deleteShadow(ctx context.Context, sess *session.Session, d ses
 			o = fresh
 		}
 		if o.SessionID != sess.ID && o.Phase == session.PhaseActive && o.HasNewContent() && session.ShadowBranch(o.BaseCommit, o.WorktreeID) == d.Branch {
-			return []events.Event{en.event(events.ShadowBranchDeleted{Branch: d.Branch, Kept: true})}
+			return []events.Event{en.Event(events.ShadowBranchDeleted{Branch: d.Branch, Kept: true})}
 		}
 	}
 	ref := gitexec.BranchRef(d.Branch)
@@ -413,7 +413,7 @@ func (en *Engine) deleteShadow(ctx context.Context, sess *session.Session, d ses
 	if errors.Is(err, gitexec.ErrRefMoved) {
 		var ok bool
 		if tip, ok, err = en.Repo.ResolveRef(ctx, ref); err == nil && !ok {
-			return []events.Event{en.event(events.ShadowBranchDeleted{Branch: d.Branch})} // already gone
+			return []events.Event{en.Event(events.ShadowBranchDeleted{Branch: d.Branch})} // already gone
 		}
 		if err == nil {
 			err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, Old: tip}})
@@ -424,13 +424,13 @@ func (en *Engine) deleteShadow(ctx context.Context, sess *session.Session, d ses
 	}
 	crashPoint("delete-shadow:deleted")
 	fmt.Fprintf(en.Stderr, "[entire] Cleaned up shadow branch: %s\n", d.Branch)
-	return []events.Event{en.event(events.ShadowBranchDeleted{Branch: d.Branch, Commit: string(tip)})}
+	return []events.Event{en.Event(events.ShadowBranchDeleted{Branch: d.Branch, Commit: string(tip)})}
 }
 
 // failedEffect logs a failed effect and returns the event that records it.
 func (en *Engine) failedEffect(sess *session.Session, eff session.Effect, err error) []events.Event {
 	en.Log.Warn("effect failed", "effect", eff.EffectName(), "session_id", sess.ID, "error", err.Error())
-	return []events.Event{en.event(events.EffectFailed{Effect: eff.EffectName(), Error: err.Error()})}
+	return []events.Event{en.Event(events.EffectFailed{Effect: eff.EffectName(), Error: err.Error()})}
 }
 
 // sameNewFile decides whether a new file in a commit is the session's. Missing from the shadow

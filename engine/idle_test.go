@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/entirerec/entire/gitexec/gittest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -10,28 +11,19 @@ import (
 	"github.com/entirerec/entire/engine/session"
 )
 
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func TestGitHookIdle(t *testing.T) {
 	en := testRepo(t)
 	dir := en.Repo.TopLevel
-	gitIdentity(t)
-	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
-	head := gitIn(t, dir, "rev-parse", "HEAD")
+	gittest.Identity(t)
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	head := gittest.Git(t, dir, "rev-parse", "HEAD")
 	if !GitHookIdle(dir) {
 		t.Fatal("a repository without sessions is not idle")
 	}
 	if got := readHead(filepath.Join(dir, ".git"), filepath.Join(dir, ".git")); got != head {
 		t.Fatalf("readHead = %q, want %q", got, head)
 	}
-	gitIn(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "pack-refs", "--all")
 	if got := readHead(filepath.Join(dir, ".git"), filepath.Join(dir, ".git")); got != head {
 		t.Fatalf("readHead from packed-refs = %q, want %q", got, head)
 	}
@@ -69,10 +61,10 @@ func TestGitHookIdle(t *testing.T) {
 func TestLocateGitLinkedWorktree(t *testing.T) {
 	en := testRepo(t)
 	dir := en.Repo.TopLevel
-	gitIdentity(t)
-	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	gittest.Identity(t)
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
 	wt := filepath.Join(t.TempDir(), "wt")
-	gitIn(t, dir, "worktree", "add", "-q", wt)
+	gittest.Git(t, dir, "worktree", "add", "-q", wt)
 	gitDir, common, ok := LocateGit(wt)
 	if !ok {
 		t.Fatal("linked worktree not located")
@@ -82,7 +74,7 @@ func TestLocateGitLinkedWorktree(t *testing.T) {
 	if gotCommon != wantCommon || !strings.Contains(gitDir, filepath.Join(".git", "worktrees")) {
 		t.Fatalf("LocateGit = %q, %q; want common %q", gitDir, common, wantCommon)
 	}
-	if got, want := readHead(gitDir, common), gitIn(t, wt, "rev-parse", "HEAD"); got != want {
+	if got, want := readHead(gitDir, common), gittest.Git(t, wt, "rev-parse", "HEAD"); got != want {
 		t.Fatalf("worktree HEAD = %q, want %q", got, want)
 	}
 }
@@ -112,16 +104,5 @@ func BenchmarkGitHookIdle100Ended(b *testing.B) {
 		if !GitHookIdle(dir) {
 			b.Fatal("not idle")
 		}
-	}
-}
-
-// gitIdentity gives the test's git commits a fixed author and committer.
-func gitIdentity(t *testing.T) {
-	t.Helper()
-	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
-		t.Setenv(k, "t")
-	}
-	for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
-		t.Setenv(k, "t@x")
 	}
 }

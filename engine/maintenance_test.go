@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
+	"github.com/entirerec/entire/gitexec/gittest"
 	"io"
 	"log/slog"
 	"os"
@@ -23,8 +25,8 @@ var mtNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // mtEngine is an engine on a hermetic repository with one commit on main, and a fixed clock.
 func mtEngine(t *testing.T) (*Engine, string) {
 	t.Helper()
-	repo := rdRepo(t)
-	head := rdCommit(t, repo, "refs/heads/main", "", "init", map[string]string{"README": "hi\n"})
+	repo := gittest.Repo(t)
+	head := gittest.Commit(t, repo, "refs/heads/main", "", "init", map[string]string{"README": "hi\n"})
 	en := New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), &bytes.Buffer{})
 	en.Now = func() time.Time { return mtNow }
 	return en, string(head)
@@ -73,12 +75,12 @@ func TestPlanCleanRules(t *testing.T) {
 	ctx := context.Background()
 	en, head := mtEngine(t)
 	const id = "a1b2c3d4e5f6"
-	files := rdSlotFiles(id, "0", "condensed")
-	files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
-	rdCommit(t, en.Repo, string(checkpoint.MetaRef), "", "Checkpoint: "+id, files)
+	files := checkpointtest.SlotFiles(id, "0", "condensed")
+	files[checkpoint.CheckpointPath(id)+"/metadata.json"] = checkpointtest.Root(id, 1)
+	gittest.Commit(t, en.Repo, string(checkpoint.MetaRef), "", "Checkpoint: "+id, files)
 	live := session.ShadowBranch(head, "")
 	mtBranch(t, en, live, head)
-	orphanTip := rdCommit(t, en.Repo, "refs/heads/entire/abcdef0-e3b0c4", "", "cp\n\nEntire-Session: ghost\n", map[string]string{"g": "g\n"})
+	orphanTip := gittest.Commit(t, en.Repo, "refs/heads/entire/abcdef0-e3b0c4", "", "cp\n\nEntire-Session: ghost\n", map[string]string{"g": "g\n"})
 	for _, s := range []session.State{
 		{SessionID: "live", BaseCommit: head},
 		{SessionID: "stale", BaseCommit: strings.Repeat("1", 40)},
@@ -197,7 +199,7 @@ func TestCondenseStuckAndDiscard(t *testing.T) {
 	shadow := session.ShadowBranch(head, "")
 	mtBranch(t, en, shadow, head)
 	transcript := filepath.Join(t.TempDir(), "s.jsonl")
-	data := rdLine1 + "\n" + rdLine2 + "\n"
+	data := checkpointtest.Line1 + "\n" + checkpointtest.Line2 + "\n"
 	if err := os.WriteFile(transcript, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +211,7 @@ func TestCondenseStuckAndDiscard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, err := rdReader(t, en.Repo).ReadCheckpoint(ctx, id)
+	cp, err := checkpointtest.Reader(t, en.Repo).ReadCheckpoint(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

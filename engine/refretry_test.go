@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/entirerec/entire/gitexec/gittest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func TestUpdateMetadataBranchRaceIsRetried(t *testing.T) {
 	var other gitexec.OID
 	race := func(n int) {
 		if n == 1 {
-			other = rdCommit(t, en.Repo, string(checkpoint.MetaRef), tip, "other writer\n", map[string]string{"zz/other": "x"})
+			other = gittest.Commit(t, en.Repo, string(checkpoint.MetaRef), tip, "other writer\n", map[string]string{"zz/other": "x"})
 		}
 	}
 	calls := 0

@@ -22,8 +22,8 @@ type turnFacts struct {
 	transcript tsource         // complete lines of the whole transcript
 }
 
-// fileMode is the git mode of a worktree file, or ok=false when it is not a file.
-func fileMode(top, rel string) (string, bool) {
+// FileMode is the git mode of a worktree file, or ok=false when it is not a file.
+func FileMode(top, rel string) (string, bool) {
 	fi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(rel)))
 	switch {
 	case err != nil:
@@ -38,9 +38,9 @@ func fileMode(top, rel string) (string, bool) {
 	return "100644", true
 }
 
-// worktreeChanges turns paths into tree changes from the worktree: present files are hashed
+// WorktreeChanges turns paths into tree changes from the worktree: present files are hashed
 // (one git process for all), missing ones are deleted.
-func (en *Engine) worktreeChanges(ctx context.Context, paths []string) ([]gitexec.TreeChange, error) {
+func (en *Engine) WorktreeChanges(ctx context.Context, paths []string) ([]gitexec.TreeChange, error) {
 	var changes []gitexec.TreeChange
 	var present []string
 	var modes []string
@@ -48,7 +48,7 @@ func (en *Engine) worktreeChanges(ctx context.Context, paths []string) ([]gitexe
 		if checkpoint.IsInfrastructure(p) {
 			continue
 		}
-		mode, ok := fileMode(en.Repo.TopLevel, p)
+		mode, ok := FileMode(en.Repo.TopLevel, p)
 		if !ok {
 			if _, err := os.Lstat(filepath.Join(en.Repo.TopLevel, filepath.FromSlash(p))); errors.Is(err, os.ErrNotExist) {
 				changes = append(changes, gitexec.TreeChange{Path: p, Delete: true})
@@ -71,11 +71,11 @@ func (en *Engine) worktreeChanges(ctx context.Context, paths []string) ([]gitexe
 	return changes, nil
 }
 
-// blobChanges writes in-memory files as blobs under dir, in one batch.
-func (en *Engine) blobChanges(ctx context.Context, dir string, files []namedBlob) ([]gitexec.TreeChange, error) {
+// BlobChanges writes in-memory files as blobs under dir, in one batch.
+func (en *Engine) BlobChanges(ctx context.Context, dir string, files []NamedBlob) ([]gitexec.TreeChange, error) {
 	contents := make([][]byte, len(files))
 	for i, f := range files {
-		contents[i] = f.data
+		contents[i] = f.Data
 	}
 	oids, err := en.Repo.HashBlobs(ctx, contents)
 	if err != nil {
@@ -83,25 +83,26 @@ func (en *Engine) blobChanges(ctx context.Context, dir string, files []namedBlob
 	}
 	out := make([]gitexec.TreeChange, len(files))
 	for i, f := range files {
-		out[i] = gitexec.TreeChange{Path: path.Join(dir, f.name), Mode: "100644", OID: oids[i]}
+		out[i] = gitexec.TreeChange{Path: path.Join(dir, f.Name), Mode: "100644", OID: oids[i]}
 	}
 	return out, nil
 }
 
-type namedBlob struct {
-	name string
-	data []byte
+// NamedBlob is an in-memory file to store as a blob under a tree directory.
+type NamedBlob struct {
+	Name string
+	Data []byte
 }
 
 // shadowOverlay is the .entire/metadata/<session-id>/ overlay of spec §2.2.
-func (en *Engine) shadowOverlay(s session.State, tf *turnFacts, subject string) []namedBlob {
+func (en *Engine) shadowOverlay(s session.State, tf *turnFacts, subject string) []NamedBlob {
 	prompts := tf.scan.Prompts
 	if len(prompts) == 0 && tf.prompt != "" {
 		prompts = []string{tf.prompt}
 	}
 	promptText := claudecode.PromptsText(prompts)
 	summary := tf.scan.LastAssistant
-	return []namedBlob{
+	return []NamedBlob{
 		{"prompt.txt", []byte(promptText)},
 		{"summary.txt", []byte(summary)},
 		{"context.md", []byte(claudecode.ShadowContext(s.SessionID, subject, promptText, summary, tf.scan.Actions))},
@@ -115,7 +116,7 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s session.State, in
 	te, _ := input.Data.(events.TurnEnded)
 	head := te.Worktree.Head
 	if head == "" {
-		return []events.Event{en.event(events.ShadowCheckpointSkipped{Reason: "repository has no commits yet", Transcript: te.Transcript})}, nil
+		return []events.Event{en.Event(events.ShadowCheckpointSkipped{Reason: "repository has no commits yet", Transcript: te.Transcript})}, nil
 	}
 	tf := en.turn
 	if tf == nil {
@@ -125,7 +126,7 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s session.State, in
 	if err != nil {
 		return nil, err
 	}
-	changes, err := en.worktreeChanges(ctx, statusPaths(st))
+	changes, err := en.WorktreeChanges(ctx, statusPaths(st))
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s session.State, in
 	}
 	subject := claudecode.CommitSubject(lastPrompt)
 	metaDir := ".entire/metadata/" + s.SessionID
-	overlay, err := en.blobChanges(ctx, metaDir, en.shadowOverlay(s, tf, subject))
+	overlay, err := en.BlobChanges(ctx, metaDir, en.shadowOverlay(s, tf, subject))
 	if err != nil {
 		return nil, err
 	}
@@ -167,9 +168,9 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s session.State, in
 	crashPoint("shadow:written")
 	if res == "" {
 		fmt.Fprintln(en.Stderr, "Skipped checkpoint (no changes since last checkpoint)")
-		return []events.Event{en.event(events.ShadowCheckpointSkipped{Reason: "no changes since last checkpoint", Transcript: te.Transcript})}, nil
+		return []events.Event{en.Event(events.ShadowCheckpointSkipped{Reason: "no changes since last checkpoint", Transcript: te.Transcript})}, nil
 	}
-	return []events.Event{en.event(events.ShadowCheckpointWritten{
+	return []events.Event{en.Event(events.ShadowCheckpointWritten{
 		Branch: branch, Commit: string(res), BaseCommit: head, Files: f.Files, Reset: f.Reset,
 		Transcript: te.Transcript, Chunks: stored.cache,
 	})}, nil
@@ -278,11 +279,11 @@ func (en *Engine) otherOverlays(ctx context.Context, tip, sessionID string) (oth
 func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.MigrateShadow) ([]events.Event, error) {
 	res := events.ShadowBranchMigrated{NewBase: f.NewBase}
 	if f.OldBase == "" || f.NewBase == "" {
-		return []events.Event{en.event(res)}, nil
+		return []events.Event{en.Event(res)}, nil
 	}
 	from, to := session.ShadowBranch(f.OldBase, s.WorktreeID), session.ShadowBranch(f.NewBase, s.WorktreeID)
 	if from == to {
-		return []events.Event{en.event(res)}, nil
+		return []events.Event{en.Event(res)}, nil
 	}
 	var rt gitexec.RefRetry
 	for rt.Next() {
@@ -291,7 +292,7 @@ func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.
 			return nil, err
 		}
 		if !ok {
-			return []events.Event{en.event(res)}, nil
+			return []events.Event{en.Event(res)}, nil
 		}
 		_, exists, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(to))
 		if err != nil {
@@ -299,7 +300,7 @@ func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.
 		}
 		if exists {
 			// Another session already has a branch for the new base; keep both.
-			return []events.Event{en.event(res)}, nil
+			return []events.Event{en.Event(res)}, nil
 		}
 		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{
 			{Name: gitexec.BranchRef(to), New: tip},
@@ -312,7 +313,7 @@ func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.
 			return nil, err
 		}
 		res.From, res.To = from, to
-		return []events.Event{en.event(res)}, nil
+		return []events.Event{en.Event(res)}, nil
 	}
 	return nil, rt.Err("migrate " + from)
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/entirerec/entire/gitexec/gittest"
 	"sort"
 	"testing"
 
@@ -14,9 +15,9 @@ import (
 // TestStashedFiles: only session files that left the worktree before the turn, and that the
 // turn did not write, keep the last checkpoint's content, and only where it differs from HEAD.
 func TestStashedFiles(t *testing.T) {
-	repo := rdRepo(t)
+	repo := gittest.Repo(t)
 	ctx := context.Background()
-	head := rdCommit(t, repo, "refs/heads/main", "", "init", map[string]string{
+	head := gittest.Commit(t, repo, "refs/heads/main", "", "init", map[string]string{
 		"tracked.txt": "base\n", "same.txt": "same\n",
 	})
 	last := rwShadow(t, repo, head, "", "entire/shadow", "checkpoint", map[string]string{
@@ -55,4 +56,11 @@ func TestStashedFiles(t *testing.T) {
 	if got, err := en.stashedFiles(ctx, s, string(head), nil, nil); err != nil || len(got) != 0 {
 		t.Errorf("without a last checkpoint: %v, %v; want nothing", got, err)
 	}
+}
+
+// rwShadow commits files on top of base's tree as a shadow checkpoint of session s1.
+func rwShadow(t *testing.T, repo *gitexec.Repo, base, parent gitexec.OID, branch, msg string, files map[string]string) gitexec.OID {
+	t.Helper()
+	msg += "\n\nEntire-Metadata: .entire/metadata/s1\nEntire-Session: s1\nEntire-Strategy: manual-commit\n"
+	return gittest.CommitOn(t, repo, string(gitexec.BranchRef(branch)), base, parent, msg, files)
 }

@@ -172,8 +172,8 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 	if err != nil {
 		return err
 	}
-	defer closeSession(en, sess)
-	return en.run(ctx, sess, en.event(*in))
+	defer CloseSession(en, sess)
+	return en.run(ctx, sess, en.Event(*in))
 }
 
 func (en *Engine) findTaskByAgent(agentID string) string {
@@ -199,7 +199,7 @@ func subagentTranscript(mainTranscript, sessionID, agentID string) string {
 
 // taskSubject is the commit subject of a task checkpoint (spec §2.3).
 func taskSubject(typ, desc, toolUseID string) string {
-	id := short(toolUseID, 12)
+	id := Short(toolUseID, 12)
 	if len(desc) > 60 {
 		desc = desc[:57] + "..."
 	}
@@ -232,7 +232,7 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s session.State, inpu
 	if in.Transcript.Path != "" && in.Transcript.Offset > 0 {
 		main = fileSource(in.Transcript.Path, in.Transcript.Offset)
 	}
-	var files []namedBlob
+	var files []NamedBlob
 	seq := s.Recorder.TaskSteps + 1
 	var subject, trailer string
 	if f.Incremental {
@@ -242,21 +242,21 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s session.State, inpu
 			return nil, err
 		}
 		name := fmt.Sprintf("checkpoints/%03d-%s.json", seq, f.ToolUseID)
-		files = append(files, namedBlob{name, step})
+		files = append(files, NamedBlob{name, step})
 		subject = claudecode.TodoSubject(in.Todo)
 		if subject == "" {
-			subject = fmt.Sprintf("Checkpoint #%d: %s", seq, short(f.ToolUseID, 12))
+			subject = fmt.Sprintf("Checkpoint #%d: %s", seq, Short(f.ToolUseID, 12))
 		} else {
-			subject += " (" + short(f.ToolUseID, 12) + ")"
+			subject += " (" + Short(f.ToolUseID, 12) + ")"
 		}
 		trailer = taskDir + "/" + name
 	} else {
 		if in.TranscriptPath != "" {
 			if sub, err := os.ReadFile(in.TranscriptPath); err == nil && in.AgentID != "" {
-				files = append(files, namedBlob{"agent-" + in.AgentID + ".jsonl", sub})
+				files = append(files, NamedBlob{"agent-" + in.AgentID + ".jsonl", sub})
 			}
 		}
-		files = append(files, namedBlob{"checkpoint.json", checkpointJSON(s.SessionID, f.ToolUseID, toolResultUUID(main, s.Recorder.TurnStart.Offset, f.ToolUseID), in.AgentID)})
+		files = append(files, NamedBlob{"checkpoint.json", checkpointJSON(s.SessionID, f.ToolUseID, toolResultUUID(main, s.Recorder.TurnStart.Offset, f.ToolUseID), in.AgentID)})
 		subject = taskSubject(in.SubagentType, in.Description, f.ToolUseID)
 		trailer = taskDir
 	}
@@ -264,7 +264,7 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s session.State, inpu
 	if err != nil {
 		return nil, err
 	}
-	changes, err := en.worktreeChanges(ctx, statusPaths(st))
+	changes, err := en.WorktreeChanges(ctx, statusPaths(st))
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +289,7 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s session.State, inpu
 			changes = append(changes, f)
 		}
 	}
-	tc, err := en.blobChanges(ctx, taskDir, files)
+	tc, err := en.BlobChanges(ctx, taskDir, files)
 	if err != nil {
 		return nil, err
 	}
@@ -304,13 +304,13 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s session.State, inpu
 	if err != nil {
 		return nil, err
 	}
-	return []events.Event{en.event(events.TaskCheckpointWritten{Branch: branch, Commit: string(commit),
+	return []events.Event{en.Event(events.TaskCheckpointWritten{Branch: branch, Commit: string(commit),
 		BaseCommit: head, ToolUseID: f.ToolUseID, Files: in.Files, Incremental: f.Incremental, Sequence: seq})}, nil
 }
 
 // ownOverlay keeps the session's existing overlay files from the shadow tip, except the
 // transcript and the task files about to be rewritten.
-func (en *Engine) ownOverlay(ctx context.Context, branch, meta, taskDir string, replacing []namedBlob) ([]gitexec.TreeChange, error) {
+func (en *Engine) ownOverlay(ctx context.Context, branch, meta, taskDir string, replacing []NamedBlob) ([]gitexec.TreeChange, error) {
 	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(branch))
 	if err != nil || !ok {
 		return nil, err
@@ -321,7 +321,7 @@ func (en *Engine) ownOverlay(ctx context.Context, branch, meta, taskDir string, 
 	}
 	skip := map[string]bool{meta + "/full.jsonl": true}
 	for _, f := range replacing {
-		skip[taskDir+"/"+f.name] = true
+		skip[taskDir+"/"+f.Name] = true
 	}
 	var keep []gitexec.TreeChange
 	for _, rec := range strings.Split(string(out), "\x00") {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/history"
 	"io"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 // shadow commit SHA starts with prefix.
 func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
 	// A checkpoint missing from the local record may have been pushed by another clone.
-	if rd, err := x.en.ReaderWithCheckpoint(x.ctx, prefix, "origin"); err == nil {
+	if rd, err := history.New(x.en).ReaderWithCheckpoint(x.ctx, prefix, "origin"); err == nil {
 		x.rd = rd
 	} else {
 		fmt.Fprintln(x.en.Stderr, "Warning:", err)

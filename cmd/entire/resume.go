@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/history"
 	"os"
 	"strings"
 	"time"
@@ -45,7 +46,7 @@ func (c *resumeCmd) Run(e *env) error {
 			return err
 		}
 	}
-	plan, err := en.PlanResume(e.ctx, string(target.Ref), resumeRemote, transcriptPlace(repo))
+	plan, err := history.New(en).PlanResume(e.ctx, string(target.Ref), resumeRemote, transcriptPlace(repo))
 	if err != nil {
 		return err
 	}
@@ -71,10 +72,10 @@ func (c *resumeCmd) Run(e *env) error {
 		switch {
 		case keep[r.SessionID]:
 			fmt.Fprintf(e.stdout, "  kept the local transcript of %s: %s\n", r.SessionID, r.Path)
-		case r.Status == engine.RestoreUpToDate:
+		case r.Status == history.RestoreUpToDate:
 			fmt.Fprintf(e.stdout, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
 		default:
-			if err := engine.WriteTranscript(r); err != nil {
+			if err := history.WriteTranscript(r); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "  restored transcript of %s (%d lines): %s\n", r.SessionID, r.Lines, r.Path)
@@ -87,13 +88,13 @@ func (c *resumeCmd) Run(e *env) error {
 // findBranch finds the branch to resume: a local one, else origin's, fetched (after asking a
 // person, unless --force) so that a branch this clone has never seen can be resumed too.
 // ok=false when the person declines.
-func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal) (engine.BranchTarget, bool, error) {
-	target, err := engine.FindBranch(e.ctx, en.Repo, c.Branch, resumeRemote)
+func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal) (history.BranchTarget, bool, error) {
+	target, err := history.FindBranch(e.ctx, en.Repo, c.Branch, resumeRemote)
 	known := err == nil
 	if known && target.Track == "" {
 		return target, true, nil
 	}
-	if err != nil && !errors.Is(err, engine.ErrBranchNotFound) {
+	if err != nil && !errors.Is(err, history.ErrBranchNotFound) {
 		return target, false, err
 	}
 	if !c.Force && term.Available() &&
@@ -101,14 +102,14 @@ func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal) (engine
 		fmt.Fprintln(e.stderr, "Resume cancelled.")
 		return target, false, nil
 	}
-	fetched, err := en.FetchBranch(e.ctx, c.Branch, resumeRemote)
+	fetched, err := history.New(en).FetchBranch(e.ctx, c.Branch, resumeRemote)
 	switch {
 	case err == nil:
 		return fetched, true, nil
 	case known: // offline, or deleted there since: the remote-tracking branch will do
 		fmt.Fprintf(e.stderr, "Warning: %v; resuming %s as last fetched\n", err, target.Ref)
 		return target, true, nil
-	case errors.Is(err, engine.ErrBranchNotFound):
+	case errors.Is(err, history.ErrBranchNotFound):
 		return target, false, fmt.Errorf("branch '%s' not found locally or on %s", c.Branch, resumeRemote)
 	}
 	return target, false, err
@@ -118,7 +119,7 @@ func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal) (engine
 // checkpoint's lacks): --force overwrites them, a person is asked once (default: keep them),
 // and without a terminal resume refuses before anything changes. It returns the sessions
 // whose local transcript is kept.
-func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *engine.ResumePlan) (map[string]bool, error) {
+func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *history.ResumePlan) (map[string]bool, error) {
 	conflicts := plan.Conflicts()
 	if len(conflicts) == 0 || c.Force {
 		return nil, nil
@@ -134,7 +135,7 @@ func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *engine.ResumePl
 	if len(conflicts) < len(plan.Restores) {
 		fmt.Fprintln(e.stderr, "These other session(s) will also be restored:")
 		for _, r := range plan.Restores {
-			if r.Status != engine.RestoreConflict {
+			if r.Status != history.RestoreConflict {
 				fmt.Fprintf(e.stderr, "  %s: %s (%s)\n", r.SessionID, r.Path, restoreNote[r.Status])
 			}
 		}
@@ -155,10 +156,10 @@ func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *engine.ResumePl
 }
 
 // restoreNote says what restoring does to a session's local transcript.
-var restoreNote = map[engine.RestoreStatus]string{
-	engine.RestoreNew:      "new",
-	engine.RestoreUpToDate: "unchanged",
-	engine.RestoreBehind:   "checkpoint is newer",
+var restoreNote = map[history.RestoreStatus]string{
+	history.RestoreNew:      "new",
+	history.RestoreUpToDate: "unchanged",
+	history.RestoreBehind:   "checkpoint is newer",
 }
 
 func lines(n int) string {
@@ -177,13 +178,13 @@ func entryTime(t time.Time) string {
 
 // printContinue prints the command that continues each session, with its first prompt (spec
 // §3.6): the oldest first and the most recent marked when there are several.
-func printContinue(e *env, restores []engine.TranscriptRestore) {
-	line := func(r engine.TranscriptRestore, note string) string {
+func printContinue(e *env, restores []history.TranscriptRestore) {
+	line := func(r history.TranscriptRestore, note string) string {
 		comment := strings.TrimSpace(truncate(r.Prompt, 60) + note)
 		if comment == "" {
-			return "  " + engine.ResumeCommand(r.Agent, r.SessionID)
+			return "  " + history.ResumeCommand(r.Agent, r.SessionID)
 		}
-		return "  " + engine.ResumeCommand(r.Agent, r.SessionID) + "  # " + comment
+		return "  " + history.ResumeCommand(r.Agent, r.SessionID) + "  # " + comment
 	}
 	switch len(restores) {
 	case 0:
@@ -203,8 +204,8 @@ func printContinue(e *env, restores []engine.TranscriptRestore) {
 }
 
 // transcriptPlace is where rewind and resume write transcripts back in this repository.
-func transcriptPlace(repo *gitexec.Repo) engine.TranscriptPlace {
-	return engine.TranscriptPlace{
+func transcriptPlace(repo *gitexec.Repo) history.TranscriptPlace {
+	return history.TranscriptPlace{
 		Override: os.Getenv("ENTIRE_TEST_CLAUDE_PROJECT_DIR"),
 		Default: func(agent, sid string) string {
 			if agent != engine.AgentClaudeCode {

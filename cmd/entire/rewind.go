@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/history"
 	"os"
 	"strconv"
 	"strings"
@@ -65,22 +66,22 @@ func (c *rewindCmd) Run(e *env) error {
 	defer done()
 	term := newTerminal()
 	if c.Undo {
-		plan, err := en.PlanUndo(e.ctx)
+		plan, err := history.New(en).PlanUndo(e.ctx)
 		if err != nil {
 			return err
 		}
 		return c.apply(e, en, term, plan)
 	}
-	points, err := en.RewindPoints(e.ctx)
+	points, err := history.New(en).RewindPoints(e.ctx)
 	if err != nil {
 		return err
 	}
 	if c.List {
 		return printPointsJSON(e, points)
 	}
-	var p engine.RewindPoint
+	var p history.RewindPoint
 	if c.To != "" {
-		if p, err = engine.FindRewindPoint(points, c.To); err != nil {
+		if p, err = history.FindRewindPoint(points, c.To); err != nil {
 			return err
 		}
 	} else {
@@ -89,14 +90,14 @@ func (c *rewindCmd) Run(e *env) error {
 			return err
 		}
 	}
-	kind := engine.RewindFiles
+	kind := history.RewindFiles
 	switch {
 	case c.Reset:
-		kind = engine.RewindReset
+		kind = history.RewindReset
 	case c.LogsOnly || p.IsLogsOnly:
-		kind = engine.RewindLogsOnly
+		kind = history.RewindLogsOnly
 	}
-	plan, err := en.PlanRewind(e.ctx, p, kind, transcriptPlace(en.Repo))
+	plan, err := history.New(en).PlanRewind(e.ctx, p, kind, transcriptPlace(en.Repo))
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func (c *rewindCmd) Run(e *env) error {
 }
 
 // apply asks before discarding the user's own edits, then rewinds and reports.
-func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *engine.RewindPlan) error {
+func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *history.RewindPlan) error {
 	if len(plan.Discard) > 0 && !c.Force {
 		fmt.Fprintln(e.stderr, "This rewind would discard uncommitted changes that no commit or checkpoint holds:")
 		for _, f := range plan.Discard {
@@ -119,7 +120,7 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *engine
 			return nil
 		}
 	}
-	saved, err := en.ApplyRewind(e.ctx, plan)
+	saved, err := history.New(en).ApplyRewind(e.ctx, plan)
 	if err != nil {
 		return err
 	}
@@ -150,9 +151,9 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *engine
 	return nil
 }
 
-func printPointsJSON(e *env, points []engine.RewindPoint) error {
-	if len(points) > engine.RewindListLimit {
-		points = points[:engine.RewindListLimit]
+func printPointsJSON(e *env, points []history.RewindPoint) error {
+	if len(points) > history.RewindListLimit {
+		points = points[:history.RewindListLimit]
 	}
 	out := make([]rewindPointJSON, 0, len(points))
 	for _, p := range points {
@@ -172,31 +173,31 @@ func printPointsJSON(e *env, points []engine.RewindPoint) error {
 
 // pickPoint prints the numbered points and reads a choice from the terminal; ok=false when
 // the user cancels. Without a terminal it prints the list and fails with a hint.
-func pickPoint(e *env, term terminal, points []engine.RewindPoint) (engine.RewindPoint, bool, error) {
+func pickPoint(e *env, term terminal, points []history.RewindPoint) (history.RewindPoint, bool, error) {
 	if len(points) == 0 {
 		fmt.Fprintln(e.stdout, "No rewind points found. They appear when an agent session's turn ends.")
-		return engine.RewindPoint{}, false, nil
+		return history.RewindPoint{}, false, nil
 	}
-	if len(points) > engine.RewindListLimit {
-		points = points[:engine.RewindListLimit]
+	if len(points) > history.RewindListLimit {
+		points = points[:history.RewindListLimit]
 	}
 	for i, p := range points {
 		fmt.Fprintf(e.stdout, "%3d. %s\n", i+1, pointLabel(p))
 	}
 	if !term.Available() {
-		return engine.RewindPoint{}, false, &exitError{code: 1, err: errors.New(
+		return history.RewindPoint{}, false, &exitError{code: 1, err: errors.New(
 			"no terminal to choose on: rerun with `entire rewind --to <id>` (IDs as above), or --list for JSON")}
 	}
 	n := askNumber(term, fmt.Sprintf("Rewind to which point? [1-%d, Enter cancels] ", len(points)), len(points))
 	if n == 0 {
 		fmt.Fprintln(e.stdout, "Rewind cancelled.")
-		return engine.RewindPoint{}, false, nil
+		return history.RewindPoint{}, false, nil
 	}
 	return points[n-1], true, nil
 }
 
 // pointLabel is one line of the picker.
-func pointLabel(p engine.RewindPoint) string {
+func pointLabel(p history.RewindPoint) string {
 	tag := ""
 	switch {
 	case p.IsLogsOnly:

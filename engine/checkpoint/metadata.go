@@ -59,7 +59,7 @@ type CheckpointSummary struct {
 	TokenUsage       *events.TokenUsage `json:"token_usage,omitempty"`
 }
 
-// marshalJSON encodes like the reference: 2-space indent, HTML escaping, one trailing newline.
+// MarshalJSON encodes like the reference: 2-space indent, HTML escaping, one trailing newline.
 func MarshalJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -70,12 +70,12 @@ func MarshalJSON(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// isTranscriptChunk reports whether a slot file is full.jsonl or one of its numbered chunks.
+// IsTranscriptChunk reports whether a slot file is full.jsonl or one of its numbered chunks.
 func IsTranscriptChunk(name string) bool {
 	return name == "full.jsonl" || strings.HasPrefix(name, "full.jsonl.")
 }
 
-// sumUsage adds slot usages for the root summary, without subagent tokens (spec §3.2).
+// SumUsage adds slot usages for the root summary, without subagent tokens (spec §3.2).
 func SumUsage(slots []CommittedMetadata) *events.TokenUsage {
 	var total events.TokenUsage
 	any := false

@@ -12,10 +12,10 @@ const StrategyManualCommit = "manual-commit"
 // MetadataBranch is the branch holding committed checkpoints.
 const MetadataBranch = "entire/checkpoints/v1"
 
-// metaRef is the metadata branch's full ref name.
+// MetaRef is the metadata branch's full ref name.
 var MetaRef = gitexec.BranchRef(MetadataBranch)
 
-// isInfrastructure reports whether a worktree path is the recorder's own (.entire/), which
+// IsInfrastructure reports whether a worktree path is the recorder's own (.entire/), which
 // checkpoints never take from the worktree.
 func IsInfrastructure(p string) bool {
 	return p == ".entire" || strings.HasPrefix(p, ".entire/")

@@ -42,7 +42,7 @@ func LoadTranscript(ctx context.Context, repo *gitexec.Repo, s *Slot) error {
 	return err
 }
 
-// readTranscript applies the reader rule of spec §3.4: numbered chunks full.jsonl.NNN (NNN > 0)
+// ReadTranscript applies the reader rule of spec §3.4: numbered chunks full.jsonl.NNN (NNN > 0)
 // in numeric order after full.jsonl, reassembled per agent; else full.jsonl; else full.log.
 func ReadTranscript(ctx context.Context, repo *gitexec.Repo, entries []gitexec.TreeEntry, agent string) ([]byte, bool, error) {
 	type chunk struct {
@@ -88,7 +88,7 @@ func ReadTranscript(ctx context.Context, repo *gitexec.Repo, entries []gitexec.T
 	return data, true, err
 }
 
-// joinChunks reassembles transcript chunks: JSONL chunks joined with one "\n"; Gemini's
+// JoinChunks reassembles transcript chunks: JSONL chunks joined with one "\n"; Gemini's
 // {"messages":[…]} chunks merged into one object (spec §3.4).
 func JoinChunks(agent string, parts [][]byte) ([]byte, error) {
 	if agent != "Gemini CLI" {

@@ -112,7 +112,7 @@ func StripLoneTrailer(msg string) (string, bool) {
 	return strings.Join(kept, ""), true
 }
 
-// trailerValue returns the first value of "<key>: value" read line by line (spec §2.3 advises
+// TrailerValue returns the first value of "<key>: value" read line by line (spec §2.3 advises
 // line-wise parsing so an empty value does not swallow the next line).
 func TrailerValue(msg, key string) string {
 	for _, l := range strings.Split(msg, "\n") {

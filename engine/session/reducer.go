@@ -432,6 +432,7 @@ func withoutPending(list []Condense, id string) []Condense {
 	return out
 }
 
+// MergeSorted is the sorted union of two file lists, without duplicates (nil when empty).
 func MergeSorted(a, b []string) []string {
 	set := make(map[string]struct{}, len(a)+len(b))
 	for _, x := range a {

@@ -1,4 +1,4 @@
-package engine
+package history
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,17 +48,17 @@ type undoTranscript struct {
 	Existed   bool   `json:"existed"`
 }
 
-func (en *Engine) undoPath() string { return filepath.Join(en.Repo.GitDir, rewindUndoFile) }
+func (en *History) undoPath() string { return filepath.Join(en.Repo.GitDir, rewindUndoFile) }
 
 // undoRef keeps this work tree's undo snapshot from garbage collection.
-func (en *Engine) undoRef() gitexec.RefName {
+func (en *History) undoRef() gitexec.RefName {
 	sum := sha256.Sum256([]byte(en.Repo.WorktreeID()))
 	return gitexec.RefName("refs/entire/rewind-undo/" + hex.EncodeToString(sum[:])[:6])
 }
 
 // PlanUndo works out putting back the state the last rewind replaced. It refuses when HEAD
 // has moved since, as the saved files belong with the HEAD of that time.
-func (en *Engine) PlanUndo(ctx context.Context) (*RewindPlan, error) {
+func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 	data, err := os.ReadFile(en.undoPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNothingToUndo
@@ -74,12 +75,12 @@ func (en *Engine) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 		return nil, err
 	}
 	if string(head) != rec.HeadAfter {
-		return nil, fmt.Errorf("HEAD has moved since the rewind (it left HEAD at %s, now %s); undo would mix the two", short(rec.HeadAfter, 7), head.Short(7))
+		return nil, fmt.Errorf("HEAD has moved since the rewind (it left HEAD at %s, now %s); undo would mix the two", engine.Short(rec.HeadAfter, 7), head.Short(7))
 	}
 	if _, err := en.Repo.CommitParents(ctx, rec.Snapshot); err != nil {
-		return nil, fmt.Errorf("the saved state %s is gone: %w", short(rec.Snapshot, 7), err)
+		return nil, fmt.Errorf("the saved state %s is gone: %w", engine.Short(rec.Snapshot, 7), err)
 	}
-	plan := &RewindPlan{Kind: rec.Kind, Label: short(rec.Snapshot, 7), Undo: true, session: rec.SessionID, head: head}
+	plan := &RewindPlan{Kind: rec.Kind, Label: engine.Short(rec.Snapshot, 7), Undo: true, session: rec.SessionID, head: head}
 	for _, t := range rec.Transcripts {
 		rt := RewindTranscript{SessionID: t.SessionID, Path: t.Path, Remove: !t.Existed}
 		if t.Existed {
@@ -124,13 +125,13 @@ func (en *Engine) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 
 // ApplyRewind saves the current state, records how to undo, and carries out the plan. It
 // returns the commit holding the saved state.
-func (en *Engine) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.OID, error) {
+func (en *History) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.OID, error) {
 	sess, err := en.openRewoundSession(plan)
 	if err != nil {
 		return "", err
 	}
 	if sess != nil {
-		defer closeSession(en, sess)
+		defer engine.CloseSession(en.Engine, sess)
 	}
 	rec, err := en.saveBeforeRewind(ctx, plan)
 	if err != nil {
@@ -174,7 +175,7 @@ func (en *Engine) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.OI
 
 // saveBeforeRewind commits the current state (spec: see rewind.go) and returns the undo record
 // describing it.
-func (en *Engine) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewindUndo, error) {
+func (en *History) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewindUndo, error) {
 	head, _, err := en.Repo.Head(ctx)
 	if err != nil {
 		return rewindUndo{}, err
@@ -205,7 +206,7 @@ func (en *Engine) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewin
 			paths = append(paths, e.Path)
 		}
 	}
-	changes, err := en.worktreeChanges(ctx, paths)
+	changes, err := en.WorktreeChanges(ctx, paths)
 	if err != nil {
 		return rec, err
 	}
@@ -215,7 +216,7 @@ func (en *Engine) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewin
 		if err != nil {
 			continue
 		}
-		blob, err := en.blobChanges(ctx, ".entire/metadata/"+t.SessionID, []namedBlob{{"full.jsonl", data}})
+		blob, err := en.BlobChanges(ctx, ".entire/metadata/"+t.SessionID, []engine.NamedBlob{{Name: "full.jsonl", Data: data}})
 		if err != nil {
 			return rec, err
 		}
@@ -245,7 +246,7 @@ func (en *Engine) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewin
 // recordUndo moves the undo ref to the snapshot and the shadow branch to its new tip in one
 // transaction, then writes the record. A shadow branch moved meanwhile (a hook wrote a
 // checkpoint) fails the rewind before any file changed.
-func (en *Engine) recordUndo(ctx context.Context, plan *RewindPlan, rec rewindUndo) error {
+func (en *History) recordUndo(ctx context.Context, plan *RewindPlan, rec rewindUndo) error {
 	oldUndo, _, err := en.Repo.ResolveRef(ctx, en.undoRef())
 	if err != nil {
 		return err
@@ -283,7 +284,7 @@ func (en *Engine) recordUndo(ctx context.Context, plan *RewindPlan, rec rewindUn
 }
 
 // writeTranscripts writes (or, undoing, removes) the plan's transcripts.
-func (en *Engine) writeTranscripts(plan *RewindPlan) error {
+func (en *History) writeTranscripts(plan *RewindPlan) error {
 	for _, t := range plan.Transcripts {
 		if t.Remove {
 			if err := os.Remove(t.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -299,7 +300,7 @@ func (en *Engine) writeTranscripts(plan *RewindPlan) error {
 }
 
 // removeFile deletes a work-tree file and the directories it leaves empty, up to the top.
-func (en *Engine) removeFile(p string) error {
+func (en *History) removeFile(p string) error {
 	full := filepath.Join(en.Repo.TopLevel, filepath.FromSlash(p))
 	if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("delete %s: %w", p, err)

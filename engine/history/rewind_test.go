@@ -1,8 +1,10 @@
-package engine
+package history
 
 import (
 	"context"
 	"errors"
+	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/gitexec/gittest"
 	"io"
 	"log/slog"
 	"os"
@@ -58,10 +60,10 @@ func TestFindRewindPoint(t *testing.T) {
 
 func TestTruncateAtUUID(t *testing.T) {
 	data := []byte(`{"uuid":"a"}` + "\n" + `{"uuid":"b"}` + "\n" + `{"uuid":"c"}` + "\n")
-	if got := string(truncateAtUUID(data, "b")); got != `{"uuid":"a"}`+"\n"+`{"uuid":"b"}`+"\n" {
+	if got := string(TruncateAtUUID(data, "b")); got != `{"uuid":"a"}`+"\n"+`{"uuid":"b"}`+"\n" {
 		t.Errorf("truncate at b = %q", got)
 	}
-	if got := truncateAtUUID(data, "zzz"); string(got) != string(data) {
+	if got := TruncateAtUUID(data, "zzz"); string(got) != string(data) {
 		t.Errorf("unknown uuid changed the transcript: %q", got)
 	}
 }
@@ -69,7 +71,7 @@ func TestTruncateAtUUID(t *testing.T) {
 func TestProtectedDir(t *testing.T) {
 	for p, want := range map[string]bool{".git/config": true, ".entire/settings.json": true, ".claude/x": true,
 		".gemini": true, ".claudex/y": false, "src/.claude/z": false, "a.txt": false} {
-		if got := protectedDir(p); got != want {
+		if got := ProtectedDir(p); got != want {
 			t.Errorf("protectedDir(%q) = %v, want %v", p, got, want)
 		}
 	}
@@ -78,32 +80,8 @@ func TestProtectedDir(t *testing.T) {
 // rwShadow commits files on top of base's tree as a shadow checkpoint of session s1.
 func rwShadow(t *testing.T, repo *gitexec.Repo, base, parent gitexec.OID, branch, msg string, files map[string]string) gitexec.OID {
 	t.Helper()
-	ctx := context.Background()
-	var changes []gitexec.TreeChange
-	for p, c := range files {
-		oids, err := repo.HashBlobs(ctx, [][]byte{[]byte(c)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		changes = append(changes, gitexec.TreeChange{Path: p, Mode: "100644", OID: oids[0]})
-	}
-	tree, err := repo.BuildTree(ctx, base, changes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var parents []gitexec.OID
-	if parent != "" {
-		parents = []gitexec.OID{parent}
-	}
 	msg += "\n\nEntire-Metadata: .entire/metadata/s1\nEntire-Session: s1\nEntire-Strategy: manual-commit\n"
-	c, err := repo.CommitTree(ctx, tree, parents, msg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: gitexec.BranchRef(branch), New: c, Old: parent}}); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return gittest.CommitOn(t, repo, string(gitexec.BranchRef(branch)), base, parent, msg, files)
 }
 
 func rwWrite(t *testing.T, top, rel, content string) {
@@ -128,7 +106,7 @@ func rwRead(t *testing.T, top, rel string) string {
 
 // TestRewindAndUndo rewinds to the first of two temporary checkpoints and undoes it.
 func TestRewindAndUndo(t *testing.T) {
-	repo := rdRepo(t)
+	repo := gittest.Repo(t)
 	ctx := context.Background()
 	top := repo.TopLevel
 	rwWrite(t, top, "README", "hello\n")
@@ -149,9 +127,9 @@ func TestRewindAndUndo(t *testing.T) {
 	rwWrite(t, top, "b.txt", "B\n")
 	rwWrite(t, top, "keep.txt", "there at start\n")
 	rwWrite(t, top, ".claude/new.txt", "agent settings\n")
-	en := New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	en := New(engine.New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard))
 	en.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	if err := en.Store.WriteSnapshot(session.State{SessionID: "s1", WorktreePath: top, AgentType: AgentClaudeCode, UntrackedFilesAtStart: []string{"keep.txt"}}); err != nil {
+	if err := en.Store.WriteSnapshot(session.State{SessionID: "s1", WorktreePath: top, AgentType: engine.AgentClaudeCode, UntrackedFilesAtStart: []string{"keep.txt"}}); err != nil {
 		t.Fatal(err)
 	}
 

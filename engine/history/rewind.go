@@ -1,4 +1,4 @@
-package engine
+package history
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine"
 	"path"
 	"sort"
 	"strings"
@@ -62,12 +63,12 @@ type RewindPoint struct {
 }
 
 // Short is the 7-character form of the point's ID.
-func (p RewindPoint) Short() string { return short(p.ID, 7) }
+func (p RewindPoint) Short() string { return engine.Short(p.ID, 7) }
 
 // RewindPoints lists every rewind point of this work tree, newest first, each once: the
 // temporary checkpoints on HEAD's shadow branch, then logs-only points (spec §10). Points with
 // the same date keep that order.
-func (en *Engine) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
+func (en *History) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
 	head, ok, err := en.Repo.Head(ctx)
 	if err != nil || !ok {
 		return nil, err
@@ -93,7 +94,7 @@ func (en *Engine) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
 }
 
 // temporaryPoints are the checkpoint commits on the shadow branch of HEAD in this work tree.
-func (en *Engine) temporaryPoints(ctx context.Context, head gitexec.OID) ([]RewindPoint, error) {
+func (en *History) temporaryPoints(ctx context.Context, head gitexec.OID) ([]RewindPoint, error) {
 	branch := session.ShadowBranch(string(head), en.Repo.WorktreeID())
 	tcs, err := checkpoint.ListTemporaryOn(ctx, en.Repo, branch)
 	if err != nil {
@@ -124,7 +125,7 @@ func (en *Engine) temporaryPoints(ctx context.Context, head gitexec.OID) ([]Rewi
 
 // logsOnlyPoints are the user commits among the last 50 from HEAD whose checkpoint trailer
 // names a checkpoint on the metadata branch.
-func (en *Engine) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
+func (en *History) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
 	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
 		return nil, err
@@ -171,7 +172,7 @@ func (en *Engine) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
 }
 
 // firstPrompt is the first prompt of a prompt.txt blob, "" when there is none.
-func (en *Engine) firstPrompt(ctx context.Context, rev string) string {
+func (en *History) firstPrompt(ctx context.Context, rev string) string {
 	data, ok, err := en.Repo.ReadBlob(ctx, rev)
 	if err != nil || !ok || len(data) == 0 {
 		return ""
@@ -223,11 +224,11 @@ func resumeCommand(agent, sessionID string) string {
 	if c := ResumeCommand(agent, sessionID); c != "" {
 		return c
 	}
-	return ResumeCommand(AgentClaudeCode, sessionID)
+	return ResumeCommand(engine.AgentClaudeCode, sessionID)
 }
 
-// protectedDir reports whether a path lies in a directory a rewind never touches (spec §13).
-func protectedDir(p string) bool {
+// ProtectedDir reports whether a path lies in a directory a rewind never touches (spec §13).
+func ProtectedDir(p string) bool {
 	top, _, _ := strings.Cut(p, "/")
 	switch top {
 	case ".git", ".entire", ".claude", ".gemini":
@@ -238,7 +239,7 @@ func protectedDir(p string) bool {
 
 // planTemporaryTranscript reads the session's transcript from the shadow commit; a task
 // checkpoint's ends at the line its checkpoint.json names (spec §2.4).
-func (en *Engine) planTemporaryTranscript(ctx context.Context, plan *RewindPlan, p RewindPoint, place TranscriptPlace) error {
+func (en *History) planTemporaryTranscript(ctx context.Context, plan *RewindPlan, p RewindPoint, place TranscriptPlace) error {
 	entries, ok, err := en.Repo.ReadTree(ctx, p.ID+":.entire/metadata/"+p.SessionID)
 	if err != nil || !ok {
 		if err == nil {
@@ -257,7 +258,7 @@ func (en *Engine) planTemporaryTranscript(ctx context.Context, plan *RewindPlan,
 				UUID string `json:"checkpoint_uuid"`
 			}
 			if json.Unmarshal(raw, &cj) == nil && cj.UUID != "" {
-				data = truncateAtUUID(data, cj.UUID)
+				data = TruncateAtUUID(data, cj.UUID)
 			}
 		}
 	}
@@ -271,7 +272,7 @@ func (en *Engine) planTemporaryTranscript(ctx context.Context, plan *RewindPlan,
 
 // planCommittedTranscripts reads every session slot of the point's committed checkpoint, the
 // latest session's resume command first.
-func (en *Engine) planCommittedTranscripts(ctx context.Context, plan *RewindPlan, p RewindPoint, place TranscriptPlace) error {
+func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPlan, p RewindPoint, place TranscriptPlace) error {
 	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
 		return err
@@ -293,8 +294,8 @@ func (en *Engine) planCommittedTranscripts(ctx context.Context, plan *RewindPlan
 	return nil
 }
 
-// truncateAtUUID keeps a JSONL transcript up to and including the line whose uuid is uuid.
-func truncateAtUUID(data []byte, uuid string) []byte {
+// TruncateAtUUID keeps a JSONL transcript up to and including the line whose uuid is uuid.
+func TruncateAtUUID(data []byte, uuid string) []byte {
 	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
 		next := len(data)

@@ -1,8 +1,9 @@
-package engine
+package history
 
 import (
 	"context"
 	"fmt"
+	"github.com/entirerec/entire/engine"
 	"os"
 
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -32,7 +33,7 @@ type undoSession struct {
 
 // openRewoundSession opens the journal of the session the plan rewinds, or returns nil when
 // there is none: no temporary checkpoint involved, or no session recorded here under its ID.
-func (en *Engine) openRewoundSession(plan *RewindPlan) (*session.Session, error) {
+func (en *History) openRewoundSession(plan *RewindPlan) (*session.Session, error) {
 	if plan.rewound == nil || claudecode.ValidateSessionID(plan.session) != nil {
 		return nil, nil
 	}
@@ -44,7 +45,7 @@ func (en *Engine) openRewoundSession(plan *RewindPlan) (*session.Session, error)
 		return nil, err
 	}
 	if !sess.State.Exists() {
-		closeSession(en, sess)
+		engine.CloseSession(en.Engine, sess)
 		return nil, nil
 	}
 	return sess, nil
@@ -52,13 +53,13 @@ func (en *Engine) openRewoundSession(plan *RewindPlan) (*session.Session, error)
 
 // recordRewound appends the Rewound event to the session's journal once the rewind is done.
 // A failure is reported, not returned: the work tree is already as the user asked.
-func (en *Engine) recordRewound(ctx context.Context, sess *session.Session, plan *RewindPlan) {
+func (en *History) recordRewound(ctx context.Context, sess *session.Session, plan *RewindPlan) {
 	if sess == nil {
 		return
 	}
 	ev, err := en.rewoundEvent(ctx, sess.State, plan)
 	if err == nil {
-		err = sess.Append(en.event(ev))
+		err = sess.Append(en.Event(ev))
 	}
 	if err != nil {
 		en.Log.Warn("record rewind", "session_id", sess.ID, "error", err.Error())
@@ -69,7 +70,7 @@ func (en *Engine) recordRewound(ctx context.Context, sess *session.Session, plan
 // rewoundEvent works out the session's files at the checkpoint (its files that the checkpoint
 // changes against HEAD: the checkpoint tree also holds the user's own changes) and where the
 // transcript the rewind wrote ends.
-func (en *Engine) rewoundEvent(ctx context.Context, s session.State, plan *RewindPlan) (events.Rewound, error) {
+func (en *History) rewoundEvent(ctx context.Context, s session.State, plan *RewindPlan) (events.Rewound, error) {
 	r := plan.rewound
 	ev := events.Rewound{Branch: plan.shadow, Commit: r.commit, BaseCommit: string(plan.head), Files: r.files, Undo: r.undo}
 	if !r.undo {

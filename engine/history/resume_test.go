@@ -1,8 +1,11 @@
-package engine
+package history
 
 import (
 	"context"
 	"errors"
+	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
+	"github.com/entirerec/entire/gitexec/gittest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +20,7 @@ import (
 
 func TestRestoreFor(t *testing.T) {
 	home := t.TempDir()
-	en := &Engine{Home: home, Store: session.NewStore(t.TempDir())}
+	en := New(&engine.Engine{Home: home, Store: session.NewStore(t.TempDir())})
 	def := func(agent, sid string) string { return filepath.Join(home, "default", sid+".jsonl") }
 	place := TranscriptPlace{Default: def}
 	override := TranscriptPlace{Override: filepath.Join(home, "claude-project"), Default: def}
@@ -36,20 +39,20 @@ func TestRestoreFor(t *testing.T) {
 		path   string
 		reason string // non-empty: skipped with this text
 	}{
-		{name: "missing", slot: slot(AgentClaudeCode, rel, data), want: RestoreNew, path: abs},
-		{name: "same", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\n", want: RestoreUpToDate, path: abs},
-		{name: "older prefix", slot: slot(AgentClaudeCode, rel, data), local: "a\n", want: RestoreBehind, path: abs},
-		{name: "differs, as long", slot: slot(AgentClaudeCode, rel, data), local: "x\ny\n", want: RestoreConflict, path: abs},
-		{name: "differs, shorter", slot: slot(AgentClaudeCode, rel, data), local: "x\n", want: RestoreConflict, path: abs},
-		{name: "newer", slot: slot(AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreConflict, path: abs},
-		{name: "escaping path", slot: slot(AgentClaudeCode, "../evil.jsonl", data), want: RestoreNew, path: def("", "s")},
-		{name: "no path", slot: slot(AgentClaudeCode, "", data), want: RestoreNew, path: def("", "s")},
-		{name: "claude project dir set", slot: slot(AgentClaudeCode, rel, data), place: &override, want: RestoreNew,
+		{name: "missing", slot: slot(engine.AgentClaudeCode, rel, data), want: RestoreNew, path: abs},
+		{name: "same", slot: slot(engine.AgentClaudeCode, rel, data), local: "a\nb\n", want: RestoreUpToDate, path: abs},
+		{name: "older prefix", slot: slot(engine.AgentClaudeCode, rel, data), local: "a\n", want: RestoreBehind, path: abs},
+		{name: "differs, as long", slot: slot(engine.AgentClaudeCode, rel, data), local: "x\ny\n", want: RestoreConflict, path: abs},
+		{name: "differs, shorter", slot: slot(engine.AgentClaudeCode, rel, data), local: "x\n", want: RestoreConflict, path: abs},
+		{name: "newer", slot: slot(engine.AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreConflict, path: abs},
+		{name: "escaping path", slot: slot(engine.AgentClaudeCode, "../evil.jsonl", data), want: RestoreNew, path: def("", "s")},
+		{name: "no path", slot: slot(engine.AgentClaudeCode, "", data), want: RestoreNew, path: def("", "s")},
+		{name: "claude project dir set", slot: slot(engine.AgentClaudeCode, rel, data), place: &override, want: RestoreNew,
 			path: filepath.Join(home, "claude-project", "s.jsonl")},
 		{name: "claude project dir is not gemini's", slot: slot("Gemini CLI", rel, data), place: &override, want: RestoreNew, path: abs},
 		{name: "unknown agent", slot: slot("Agent", rel, data), reason: "cannot be resumed"},
-		{name: "no transcript", slot: slot(AgentClaudeCode, rel, nil), reason: "no transcript"},
-		{name: "no session", slot: checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: AgentClaudeCode}, Transcript: data}, reason: "without a session ID"},
+		{name: "no transcript", slot: slot(engine.AgentClaudeCode, rel, nil), reason: "no transcript"},
+		{name: "no session", slot: checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: engine.AgentClaudeCode}, Transcript: data}, reason: "without a session ID"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.RemoveAll(filepath.Dir(abs))
@@ -87,7 +90,7 @@ func TestWriteTranscriptAndCommand(t *testing.T) {
 	if got, _ := os.ReadFile(p); string(got) != "x\n" {
 		t.Fatalf("wrote %q", got)
 	}
-	if got := ResumeCommand(AgentClaudeCode, "s1"); got != "claude -r s1" {
+	if got := ResumeCommand(engine.AgentClaudeCode, "s1"); got != "claude -r s1" {
 		t.Fatalf("command %q", got)
 	}
 	if got := ResumeCommand("Agent", "s1"); got != "" {
@@ -98,7 +101,7 @@ func TestWriteTranscriptAndCommand(t *testing.T) {
 func TestFindBranch(t *testing.T) {
 	ctx := context.Background()
 	en, _ := mtEngine(t)
-	rdCommit(t, en.Repo, "refs/remotes/origin/topic", "", "topic", map[string]string{"t": "t\n"})
+	gittest.Commit(t, en.Repo, "refs/remotes/origin/topic", "", "topic", map[string]string{"t": "t\n"})
 	if b, err := FindBranch(ctx, en.Repo, "main", "origin"); err != nil || b.Track != "" || b.Ref != "refs/heads/main" {
 		t.Fatalf("main: %+v %v", b, err)
 	}
@@ -114,13 +117,13 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	en, head := mtEngine(t)
 	const id, missing = "a1b2c3d4e5f6", "0f0f0f0f0f0f"
-	files := rdSlotFiles(id, "0", "s1")
-	files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
-	files[checkpoint.CheckpointPath(id)+"/0/full.jsonl"] = rdLine1 + "\n"
-	rdCommit(t, en.Repo, string(checkpoint.MetaRef), "", "Checkpoint: "+id, files)
-	older := rdCommit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "old\n\nEntire-Checkpoint: "+missing+"\n", map[string]string{"x": "1\n"})
-	newest := rdCommit(t, en.Repo, "refs/heads/main", older, "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "2\n"})
-	rdCommit(t, en.Repo, "refs/heads/main", newest, "unlinked", map[string]string{"x": "3\n"})
+	files := checkpointtest.SlotFiles(id, "0", "s1")
+	files[checkpoint.CheckpointPath(id)+"/metadata.json"] = checkpointtest.Root(id, 1)
+	files[checkpoint.CheckpointPath(id)+"/0/full.jsonl"] = checkpointtest.Line1 + "\n"
+	gittest.Commit(t, en.Repo, string(checkpoint.MetaRef), "", "Checkpoint: "+id, files)
+	older := gittest.Commit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "old\n\nEntire-Checkpoint: "+missing+"\n", map[string]string{"x": "1\n"})
+	newest := gittest.Commit(t, en.Repo, "refs/heads/main", older, "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "2\n"})
+	gittest.Commit(t, en.Repo, "refs/heads/main", newest, "unlinked", map[string]string{"x": "3\n"})
 	def := func(agent, sid string) string { return filepath.Join(en.Home, "d", sid+".jsonl") }
 	place := TranscriptPlace{Default: def}
 
@@ -131,7 +134,7 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	if plan.Commit == nil || plan.Commit.SHA != newest || len(plan.Restores) != 1 {
 		t.Fatalf("plan = %+v", plan)
 	}
-	if r := plan.Restores[0]; r.SessionID != "s1" || r.Path != def("", "s1") || string(r.Data) != rdLine1+"\n" {
+	if r := plan.Restores[0]; r.SessionID != "s1" || r.Path != def("", "s1") || string(r.Data) != checkpointtest.Line1+"\n" {
 		t.Fatalf("restore = %+v", r)
 	}
 	if _, err := en.PlanResume(ctx, string(older), "", place); err == nil || !strings.Contains(err.Error(), missing) {
@@ -151,15 +154,15 @@ func TestPlanResumeRestoresEverySlotOldestFirst(t *testing.T) {
 	}
 	// Slot 0's session went on longer than slot 1's: slot order is not recency.
 	late, early := line("late  work", "2026-01-02T03:00:09Z"), line("early work", "2026-01-02T03:00:01Z")
-	files := rdSlotFiles(id, "0", "s-late")
-	for k, v := range rdSlotFiles(id, "1", "s-early") {
+	files := checkpointtest.SlotFiles(id, "0", "s-late")
+	for k, v := range checkpointtest.SlotFiles(id, "1", "s-early") {
 		files[k] = v
 	}
-	files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 2)
+	files[checkpoint.CheckpointPath(id)+"/metadata.json"] = checkpointtest.Root(id, 2)
 	files[checkpoint.CheckpointPath(id)+"/0/full.jsonl"] = late
 	files[checkpoint.CheckpointPath(id)+"/1/full.jsonl"] = early
-	rdCommit(t, en.Repo, string(checkpoint.MetaRef), "", "Checkpoint: "+id, files)
-	rdCommit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "1\n"})
+	gittest.Commit(t, en.Repo, string(checkpoint.MetaRef), "", "Checkpoint: "+id, files)
+	gittest.Commit(t, en.Repo, "refs/heads/main", gitexec.OID(head), "work\n\nEntire-Checkpoint: "+id+"\n", map[string]string{"x": "1\n"})
 	dir := t.TempDir()
 	// s-early's local file is an earlier part of its checkpoint transcript; s-late's is not.
 	if err := os.WriteFile(filepath.Join(dir, "s-late.jsonl"), []byte(line("other", "2026-01-02T03:00:10Z")), 0o600); err != nil {
@@ -196,21 +199,21 @@ func TestFetchBranch(t *testing.T) {
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
 	en := testRepo(t)
-	gitIdentity(t)
-	gitIn(t, base, "init", "-q", "--bare", "-b", "main", remote)
-	gitIn(t, en.Repo.TopLevel, "commit", "-q", "--allow-empty", "-m", "init")
-	gitIn(t, en.Repo.TopLevel, "push", "-q", remote, "HEAD:refs/heads/topic")
-	want := gitIn(t, en.Repo.TopLevel, "rev-parse", "HEAD")
+	gittest.Identity(t)
+	gittest.Git(t, base, "init", "-q", "--bare", "-b", "main", remote)
+	gittest.Git(t, en.Repo.TopLevel, "commit", "-q", "--allow-empty", "-m", "init")
+	gittest.Git(t, en.Repo.TopLevel, "push", "-q", remote, "HEAD:refs/heads/topic")
+	want := gittest.Git(t, en.Repo.TopLevel, "rev-parse", "HEAD")
 
 	if _, err := en.FetchBranch(ctx, "topic", "origin"); !errors.Is(err, ErrBranchNotFound) {
 		t.Fatalf("no origin: %v, want ErrBranchNotFound", err)
 	}
-	gitIn(t, en.Repo.TopLevel, "remote", "add", "origin", remote)
+	gittest.Git(t, en.Repo.TopLevel, "remote", "add", "origin", remote)
 	b, err := en.FetchBranch(ctx, "topic", "origin")
 	if err != nil || b.Branch != "topic" || b.Track != "refs/remotes/origin/topic" || b.Ref != b.Track {
 		t.Fatalf("topic: %+v %v", b, err)
 	}
-	if got := gitIn(t, en.Repo.TopLevel, "rev-parse", "refs/remotes/origin/topic"); got != want {
+	if got := gittest.Git(t, en.Repo.TopLevel, "rev-parse", "refs/remotes/origin/topic"); got != want {
 		t.Fatalf("origin/topic = %s, want %s", got, want)
 	}
 	for _, name := range []string{"nope", "a:b", "-x", "a b"} {

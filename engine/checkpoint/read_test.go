@@ -1,10 +1,10 @@
-package engine
+package checkpoint_test
 
 import (
 	"context"
 	"errors"
-	"os/exec"
-	"path/filepath"
+	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
+	"github.com/entirerec/entire/gitexec/gittest"
 	"strings"
 	"testing"
 
@@ -12,101 +12,10 @@ import (
 
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
-	"github.com/entirerec/entire/gitexec"
 )
 
-// rdRepo is a hermetic empty repository for reader tests.
-func rdRepo(t *testing.T) *gitexec.Repo {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
-	for _, who := range []string{"AUTHOR", "COMMITTER"} {
-		t.Setenv("GIT_"+who+"_NAME", "Test User")
-		t.Setenv("GIT_"+who+"_EMAIL", "user@example.com")
-		t.Setenv("GIT_"+who+"_DATE", "2026-01-02T03:04:05Z")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", "-b", "main", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
-	repo, err := gitexec.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { repo.Close() })
-	return repo
-}
-
-// rdCommit commits files (path -> content) on top of parent and points ref at the commit.
-func rdCommit(t *testing.T, repo *gitexec.Repo, ref string, parent gitexec.OID, msg string, files map[string]string) gitexec.OID {
-	t.Helper()
-	ctx := context.Background()
-	var paths []string
-	var contents [][]byte
-	for p, c := range files {
-		paths = append(paths, p)
-		contents = append(contents, []byte(c))
-	}
-	oids, err := repo.HashBlobs(ctx, contents)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var changes []gitexec.TreeChange
-	for i, p := range paths {
-		changes = append(changes, gitexec.TreeChange{Path: p, Mode: "100644", OID: oids[i]})
-	}
-	tree, err := repo.BuildTree(ctx, parent, changes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var parents []gitexec.OID
-	if parent != "" {
-		parents = []gitexec.OID{parent}
-	}
-	commit, err := repo.CommitTree(ctx, tree, parents, msg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: gitexec.RefName(ref), New: commit, Old: parent}}); err != nil {
-		t.Fatal(err)
-	}
-	return commit
-}
-
-func rdReader(t *testing.T, repo *gitexec.Repo) *checkpoint.Reader {
-	t.Helper()
-	r, err := checkpoint.NewReader(context.Background(), repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-const rdLine1 = `{"type":"user","message":{"content":"first prompt"}}`
-const rdLine2 = `{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"hi"}]}}`
-const rdLine3 = `{"type":"user","message":{"content":"second prompt"}}`
-const rdLine4 = `{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"done"}]}}`
-
-func rdSlotFiles(id, slot, session string) map[string]string {
-	dir := checkpoint.CheckpointPath(id) + "/" + slot
-	return map[string]string{
-		dir + "/metadata.json": `{"checkpoint_id":"` + id + `","session_id":"` + session + `","strategy":"manual-commit","created_at":"2026-02-16T01:00:50Z","checkpoints_count":1,"files_touched":["a.go"],"agent":"Claude Code","checkpoint_transcript_start":2,"transcript_lines_at_start":2}` + "\n",
-	}
-}
-
-func rdRoot(id string, slots int) string {
-	var sessions []string
-	for i := range slots {
-		d := "/" + checkpoint.CheckpointPath(id) + "/" + string(rune('0'+i))
-		sessions = append(sessions, `{"metadata":"`+d+`/metadata.json","transcript":"`+d+`/full.jsonl","context":"","content_hash":"`+d+`/content_hash.txt","prompt":""}`)
-	}
-	return `{"checkpoint_id":"` + id + `","strategy":"manual-commit","checkpoints_count":1,"files_touched":["a.go"],"sessions":[` + strings.Join(sessions, ",") + `]}` + "\n"
-}
-
 func TestReadChunkedTranscript(t *testing.T) {
-	whole := rdLine1 + "\n" + rdLine2 + "\n" + rdLine3 + "\n"
+	whole := checkpointtest.Line1 + "\n" + checkpointtest.Line2 + "\n" + checkpointtest.Line3 + "\n"
 	for _, tc := range []struct {
 		name  string
 		files map[string]string // slot-relative
@@ -114,22 +23,22 @@ func TestReadChunkedTranscript(t *testing.T) {
 		{"single file", map[string]string{"full.jsonl": whole}},
 		// The reference drops the final "\n" of every chunk; the last one keeps the
 		// transcript's own trailing newline (spec §3.4).
-		{"three chunks", map[string]string{"full.jsonl": rdLine1, "full.jsonl.001": rdLine2, "full.jsonl.002": rdLine3 + "\n"}},
+		{"three chunks", map[string]string{"full.jsonl": checkpointtest.Line1, "full.jsonl.001": checkpointtest.Line2, "full.jsonl.002": checkpointtest.Line3 + "\n"}},
 		// Chunks are ordered by number, not by name; a non-numeric suffix is not a chunk.
-		{"numeric order", map[string]string{"full.jsonl": rdLine1, "full.jsonl.9": rdLine2, "full.jsonl.10": rdLine3 + "\n", "full.jsonl.bak": "junk"}},
+		{"numeric order", map[string]string{"full.jsonl": checkpointtest.Line1, "full.jsonl.9": checkpointtest.Line2, "full.jsonl.10": checkpointtest.Line3 + "\n", "full.jsonl.bak": "junk"}},
 		{"legacy full.log", map[string]string{"full.log": whole}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			repo := rdRepo(t)
+			repo := gittest.Repo(t)
 			id := "ed51f6581660"
-			files := rdSlotFiles(id, "0", "s1")
-			files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
+			files := checkpointtest.SlotFiles(id, "0", "s1")
+			files[checkpoint.CheckpointPath(id)+"/metadata.json"] = checkpointtest.Root(id, 1)
 			files[checkpoint.CheckpointPath(id)+"/0/prompt.txt"] = "first prompt\n\n---\n\nsecond prompt"
 			for name, data := range tc.files {
 				files[checkpoint.CheckpointPath(id)+"/0/"+name] = data
 			}
-			rdCommit(t, repo, "refs/heads/"+checkpoint.MetadataBranch, "", "Checkpoint: "+id, files)
-			cp, err := rdReader(t, repo).ReadCheckpoint(context.Background(), "ed5")
+			gittest.Commit(t, repo, "refs/heads/"+checkpoint.MetadataBranch, "", "Checkpoint: "+id, files)
+			cp, err := checkpointtest.Reader(t, repo).ReadCheckpoint(context.Background(), "ed5")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +52,7 @@ func TestReadChunkedTranscript(t *testing.T) {
 			if diff := cmp.Diff([]string{"first prompt", "second prompt"}, s.Prompts); diff != "" {
 				t.Errorf("prompts (-want +got):\n%s", diff)
 			}
-			if got, want := string(s.ScopedTranscript()), rdLine3+"\n"; got != want {
+			if got, want := string(s.ScopedTranscript()), checkpointtest.Line3+"\n"; got != want {
 				t.Errorf("scoped transcript = %q, want %q", got, want)
 			}
 			if diff := cmp.Diff([]string{"second prompt"}, s.ScopedPrompts()); diff != "" {
@@ -164,19 +73,19 @@ func TestReadGeminiChunksMerge(t *testing.T) {
 }
 
 func TestReadLegacyRoot(t *testing.T) {
-	repo := rdRepo(t)
+	repo := gittest.Repo(t)
 	id := "1a2b3c4d5e6f"
 	cp := checkpoint.CheckpointPath(id)
-	rdCommit(t, repo, "refs/heads/"+checkpoint.MetadataBranch, "", "Checkpoint: "+id, map[string]string{
+	gittest.Commit(t, repo, "refs/heads/"+checkpoint.MetadataBranch, "", "Checkpoint: "+id, map[string]string{
 		cp + "/metadata.json": `{"checkpoint_id":"1a2b3c4d5e6f","session_id":"latest","created_at":"2025-12-01T10:00:00Z",` +
 			`"checkpoints_count":2,"files_touched":["f.go"],"agent":"Claude Code","is_task":false,"tool_use_id":"",` +
 			`"session_count":2,"session_ids":["older","latest"]}`,
-		cp + "/full.jsonl":      rdLine1 + "\n",
+		cp + "/full.jsonl":      checkpointtest.Line1 + "\n",
 		cp + "/prompt.txt":      "first prompt",
 		cp + "/1/metadata.json": `{"checkpoint_id":"1a2b3c4d5e6f","session_id":"older","created_at":"2025-11-30T10:00:00Z"}`,
-		cp + "/1/full.jsonl":    rdLine3 + "\n",
+		cp + "/1/full.jsonl":    checkpointtest.Line3 + "\n",
 	})
-	c, err := rdReader(t, repo).ReadCheckpoint(context.Background(), id)
+	c, err := checkpointtest.Reader(t, repo).ReadCheckpoint(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +100,7 @@ func TestReadLegacyRoot(t *testing.T) {
 	if diff := cmp.Diff([]string{"older", "latest"}, sessions); diff != "" {
 		t.Errorf("sessions (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{rdLine3 + "\n", rdLine1 + "\n"}, transcripts); diff != "" {
+	if diff := cmp.Diff([]string{checkpointtest.Line3 + "\n", checkpointtest.Line1 + "\n"}, transcripts); diff != "" {
 		t.Errorf("transcripts (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"f.go"}, c.Summary.FilesTouched); diff != "" {
@@ -203,18 +112,18 @@ func TestReadLegacyRoot(t *testing.T) {
 }
 
 func TestReadResolvePrefix(t *testing.T) {
-	repo := rdRepo(t)
+	repo := gittest.Repo(t)
 	files := map[string]string{}
 	for _, id := range []string{"ab0000000001", "ab0000000002", "cd0000000001"} {
-		files[checkpoint.CheckpointPath(id)+"/metadata.json"] = rdRoot(id, 1)
-		for k, v := range rdSlotFiles(id, "0", "s-"+id) {
+		files[checkpoint.CheckpointPath(id)+"/metadata.json"] = checkpointtest.Root(id, 1)
+		for k, v := range checkpointtest.SlotFiles(id, "0", "s-"+id) {
 			files[k] = v
 		}
 	}
 	files["ab/not-an-id/metadata.json"] = "{}"    // not 10 hex: not a checkpoint
 	files["cd/0000000002/full.jsonl"] = "ignored" // no metadata.json: not a checkpoint
-	rdCommit(t, repo, "refs/heads/"+checkpoint.MetadataBranch, "", "Checkpoints", files)
-	r := rdReader(t, repo)
+	gittest.Commit(t, repo, "refs/heads/"+checkpoint.MetadataBranch, "", "Checkpoints", files)
+	r := checkpointtest.Reader(t, repo)
 	ctx := context.Background()
 
 	ids, err := r.ListCommitted(ctx)
@@ -248,8 +157,8 @@ func TestReadResolvePrefix(t *testing.T) {
 }
 
 func TestReadWithoutMetadataBranch(t *testing.T) {
-	repo := rdRepo(t)
-	r := rdReader(t, repo)
+	repo := gittest.Repo(t)
+	r := checkpointtest.Reader(t, repo)
 	ids, err := r.ListCommitted(context.Background())
 	if err != nil || len(ids) != 0 {
 		t.Errorf("ListCommitted = %v, %v; want none", ids, err)
@@ -260,12 +169,12 @@ func TestReadWithoutMetadataBranch(t *testing.T) {
 }
 
 func TestReadLinkedCommits(t *testing.T) {
-	repo := rdRepo(t)
+	repo := gittest.Repo(t)
 	ref := "refs/heads/main"
-	c1 := rdCommit(t, repo, ref, "", "Add a\n\nEntire-Checkpoint: aaaaaaaaaaaa\n", map[string]string{"a": "a"})
-	c2 := rdCommit(t, repo, ref, c1, "No trailer\n", map[string]string{"b": "b"})
-	c3 := rdCommit(t, repo, ref, c2, "Add c\n\nEntire-Checkpoint:bbbbbbbbbbbb\n", map[string]string{"c": "c"})
-	c4 := rdCommit(t, repo, ref, c3, "Bad trailer\n\nEntire-Checkpoint: BBBBBBBBBBBB\n", map[string]string{"d": "d"})
+	c1 := gittest.Commit(t, repo, ref, "", "Add a\n\nEntire-Checkpoint: aaaaaaaaaaaa\n", map[string]string{"a": "a"})
+	c2 := gittest.Commit(t, repo, ref, c1, "No trailer\n", map[string]string{"b": "b"})
+	c3 := gittest.Commit(t, repo, ref, c2, "Add c\n\nEntire-Checkpoint:bbbbbbbbbbbb\n", map[string]string{"c": "c"})
+	c4 := gittest.Commit(t, repo, ref, c3, "Bad trailer\n\nEntire-Checkpoint: BBBBBBBBBBBB\n", map[string]string{"d": "d"})
 	_ = c4
 	ctx := context.Background()
 	all, err := checkpoint.LinkedCommits(ctx, repo, "HEAD", "", 0)
@@ -293,18 +202,18 @@ func TestReadLinkedCommits(t *testing.T) {
 }
 
 func TestReadTemporary(t *testing.T) {
-	repo := rdRepo(t)
-	base := rdCommit(t, repo, "refs/heads/main", "", "init\n", map[string]string{"README": "hi\n"})
+	repo := gittest.Repo(t)
+	base := gittest.Commit(t, repo, "refs/heads/main", "", "init\n", map[string]string{"README": "hi\n"})
 	branch := session.ShadowBranch(string(base), "")
 	ref := "refs/heads/" + branch
 	meta := ".entire/metadata/sess-t"
 	// The first turn on this branch is the session's second: its first turn was condensed.
-	first := rdCommit(t, repo, ref, "", "Add a\n\nEntire-Metadata: "+meta+"\nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
-		map[string]string{"README": "hi\n", "a.go": "a\n", meta + "/full.jsonl": rdLine1 + "\n" + rdLine2 + "\n" + rdLine3 + "\n", meta + "/prompt.txt": "second prompt"})
-	second := rdCommit(t, repo, ref, first, "Add b\n\nEntire-Metadata: "+meta+"\nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
-		map[string]string{"b.go": "b\n", meta + "/full.jsonl": rdLine1 + "\n" + rdLine2 + "\n" + rdLine3 + "\n" + rdLine4 + "\n", meta + "/prompt.txt": "second prompt"})
+	first := gittest.Commit(t, repo, ref, "", "Add a\n\nEntire-Metadata: "+meta+"\nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
+		map[string]string{"README": "hi\n", "a.go": "a\n", meta + "/full.jsonl": checkpointtest.Line1 + "\n" + checkpointtest.Line2 + "\n" + checkpointtest.Line3 + "\n", meta + "/prompt.txt": "second prompt"})
+	second := gittest.Commit(t, repo, ref, first, "Add b\n\nEntire-Metadata: "+meta+"\nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
+		map[string]string{"b.go": "b\n", meta + "/full.jsonl": checkpointtest.Line1 + "\n" + checkpointtest.Line2 + "\n" + checkpointtest.Line3 + "\n" + checkpointtest.Line4 + "\n", meta + "/prompt.txt": "second prompt"})
 	// A carry-forward commit: empty Entire-Metadata, read line by line (spec §2.3).
-	carry := rdCommit(t, repo, ref, second, "carry forward: uncommitted session files\n\nEntire-Metadata: \nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
+	carry := gittest.Commit(t, repo, ref, second, "carry forward: uncommitted session files\n\nEntire-Metadata: \nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n",
 		map[string]string{"c.go": "c\n"})
 	ctx := context.Background()
 	tcs, err := checkpoint.ListTemporary(ctx, repo)
@@ -335,7 +244,7 @@ func TestReadTemporary(t *testing.T) {
 	if !cp.Temporary || cp.ID != string(second) {
 		t.Errorf("checkpoint = %s temporary=%v, want %s temporary", cp.ID, cp.Temporary, second)
 	}
-	if s.TranscriptStart() != 3 || string(s.ScopedTranscript()) != rdLine4+"\n" {
+	if s.TranscriptStart() != 3 || string(s.ScopedTranscript()) != checkpointtest.Line4+"\n" {
 		t.Errorf("scope starts at %d: %q, want line 3: the parent's transcript ended there", s.TranscriptStart(), s.ScopedTranscript())
 	}
 	if diff := cmp.Diff([]string{"b.go"}, s.Meta.FilesTouched); diff != "" {

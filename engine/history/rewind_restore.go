@@ -1,9 +1,10 @@
-package engine
+package history
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine"
 	"path/filepath"
 	"sort"
 
@@ -63,11 +64,11 @@ type TranscriptPlace struct {
 
 // placeTranscript is a session's restore destination; a slot without an agent is Claude
 // Code's (records older than the agent field).
-func (en *Engine) placeTranscript(m checkpoint.CommittedMetadata, place TranscriptPlace) string {
+func (en *History) placeTranscript(m checkpoint.CommittedMetadata, place TranscriptPlace) string {
 	if m.Agent == "" {
-		m.Agent = AgentClaudeCode
+		m.Agent = engine.AgentClaudeCode
 	}
-	if place.Override != "" && m.Agent == AgentClaudeCode {
+	if place.Override != "" && m.Agent == engine.AgentClaudeCode {
 		return filepath.Join(place.Override, m.SessionID+".jsonl")
 	}
 	return en.transcriptDestination(m, place.Default)
@@ -75,7 +76,7 @@ func (en *Engine) placeTranscript(m checkpoint.CommittedMetadata, place Transcri
 
 // PlanRewind works out a rewind to p: RewindFiles (temporary points only), RewindLogsOnly, or
 // RewindReset (logs-only points only).
-func (en *Engine) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKind, place TranscriptPlace) (*RewindPlan, error) {
+func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKind, place TranscriptPlace) (*RewindPlan, error) {
 	head, ok, err := en.Repo.Head(ctx)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func (en *Engine) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKind
 
 // untrackedAtStart are the files that were untracked when the sessions of this work tree
 // started; a rewind keeps them (spec §10).
-func (en *Engine) untrackedAtStart() (map[string]bool, error) {
+func (en *History) untrackedAtStart() (map[string]bool, error) {
 	states, err := en.Store.List()
 	if err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ const (
 
 // planFiles fills in Write, Delete and Discard for making the work tree plan.source's.
 // Discard are the existing files among them whose content is in none of known's histories.
-func (en *Engine) planFiles(ctx context.Context, plan *RewindPlan, pol filePolicy, keep map[string]bool, known []string) error {
+func (en *History) planFiles(ctx context.Context, plan *RewindPlan, pol filePolicy, keep map[string]bool, known []string) error {
 	target, err := en.Repo.LsTree(ctx, plan.source, nil)
 	if err != nil {
 		return err
@@ -166,7 +167,7 @@ func (en *Engine) planFiles(ctx context.Context, plan *RewindPlan, pol filePolic
 	if err != nil {
 		return err
 	}
-	skip := func(p string) bool { return pol != hardReset && protectedDir(p) }
+	skip := func(p string) bool { return pol != hardReset && ProtectedDir(p) }
 	seen := map[string]bool{}
 	var check, candidates []string
 	for _, d := range diff {
@@ -211,14 +212,14 @@ func (en *Engine) planFiles(ctx context.Context, plan *RewindPlan, pol filePolic
 
 // planUntracked writes the untracked files in check that differ from the tree, and deletes
 // the candidates HEAD does not track.
-func (en *Engine) planUntracked(ctx context.Context, plan *RewindPlan, want map[string]gitexec.TreeFile, check, candidates []string) error {
+func (en *History) planUntracked(ctx context.Context, plan *RewindPlan, want map[string]gitexec.TreeFile, check, candidates []string) error {
 	if len(check) > 0 {
 		oids, err := en.Repo.HashFiles(ctx, check)
 		if err != nil {
 			return err
 		}
 		for i, p := range check {
-			if mode, _ := fileMode(en.Repo.TopLevel, p); oids[i] != want[p].OID || mode != want[p].Mode {
+			if mode, _ := engine.FileMode(en.Repo.TopLevel, p); oids[i] != want[p].OID || mode != want[p].Mode {
 				plan.Write = append(plan.Write, p)
 			}
 		}
@@ -244,7 +245,7 @@ func (en *Engine) planUntracked(ctx context.Context, plan *RewindPlan, want map[
 
 // planDiscard finds the files the rewind overwrites or deletes whose current content is no
 // version that the histories of known (HEAD, shadow branches, the source) hold.
-func (en *Engine) planDiscard(ctx context.Context, plan *RewindPlan, want map[string]gitexec.TreeFile, known []string) error {
+func (en *History) planDiscard(ctx context.Context, plan *RewindPlan, want map[string]gitexec.TreeFile, known []string) error {
 	var present []string
 	for _, p := range append(append([]string(nil), plan.Write...), plan.Delete...) {
 		if en.isFile(p) {
@@ -276,7 +277,7 @@ func (en *Engine) planDiscard(ctx context.Context, plan *RewindPlan, want map[st
 }
 
 // isFile reports whether a work-tree path is a file or symbolic link (not missing, not a directory).
-func (en *Engine) isFile(p string) bool {
-	_, ok := fileMode(en.Repo.TopLevel, p)
+func (en *History) isFile(p string) bool {
+	_, ok := engine.FileMode(en.Repo.TopLevel, p)
 	return ok
 }

@@ -1,10 +1,11 @@
-package engine
+package history
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine"
 	"os"
 	"path/filepath"
 	"sort"
@@ -51,7 +52,7 @@ func FindBranch(ctx context.Context, repo *gitexec.Repo, branch, remote string) 
 
 // FetchBranch fetches remote's branch into its remote-tracking ref, for resume to create the
 // local branch from; ErrBranchNotFound when remote is not configured or has no such branch.
-func (en *Engine) FetchBranch(ctx context.Context, branch, remote string) (BranchTarget, error) {
+func (en *History) FetchBranch(ctx context.Context, branch, remote string) (BranchTarget, error) {
 	if branch == "" || strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, ":*?[\\^~ \t\n\x00") {
 		return BranchTarget{}, fmt.Errorf("%w: %q is not a branch name", ErrBranchNotFound, branch)
 	}
@@ -126,7 +127,7 @@ const resumeScan = 20
 // PlanResume reads the newest checkpoint linked from rev and plans restoring the transcript of
 // every session in it (every slot) to where place says its agent keeps it. When the local
 // record lacks that checkpoint it fetches remote's ("" disables fetching).
-func (en *Engine) PlanResume(ctx context.Context, rev, remote string, place TranscriptPlace) (*ResumePlan, error) {
+func (en *History) PlanResume(ctx context.Context, rev, remote string, place TranscriptPlace) (*ResumePlan, error) {
 	linked, err := checkpoint.LinkedCommits(ctx, en.Repo, rev, "", resumeScan)
 	if err != nil || len(linked) == 0 {
 		return &ResumePlan{}, err
@@ -161,7 +162,7 @@ func (en *Engine) PlanResume(ctx context.Context, rev, remote string, place Tran
 // ReaderWithCheckpoint returns a reader of the metadata branch that has checkpoint id, fetching
 // remote's entire/checkpoints/v1 first when the local record lacks it. A reader without the
 // checkpoint comes back when remote is "" or not a configured remote, or has no such record.
-func (en *Engine) ReaderWithCheckpoint(ctx context.Context, id, remote string) (*checkpoint.Reader, error) {
+func (en *History) ReaderWithCheckpoint(ctx context.Context, id, remote string) (*checkpoint.Reader, error) {
 	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
 		return nil, err
@@ -181,7 +182,7 @@ func (en *Engine) ReaderWithCheckpoint(ctx context.Context, id, remote string) (
 
 // restoreFor plans one slot, or says why it cannot be restored (spec §3.9: no session ID, no
 // or unknown agent, no transcript).
-func (en *Engine) restoreFor(s checkpoint.Slot, place TranscriptPlace) (TranscriptRestore, string) {
+func (en *History) restoreFor(s checkpoint.Slot, place TranscriptPlace) (TranscriptRestore, string) {
 	m := s.Meta
 	switch {
 	case m.SessionID == "":
@@ -219,7 +220,7 @@ func (en *Engine) restoreFor(s checkpoint.Slot, place TranscriptPlace) (Transcri
 
 // transcriptDestination is the metadata's transcript_path under $HOME, else the local session
 // state's transcript path, else the agent's default location (spec §13).
-func (en *Engine) transcriptDestination(m checkpoint.CommittedMetadata, def DefaultTranscriptFunc) string {
+func (en *History) transcriptDestination(m checkpoint.CommittedMetadata, def DefaultTranscriptFunc) string {
 	if rel := filepath.FromSlash(m.TranscriptPath); rel != "" && en.Home != "" && filepath.IsLocal(rel) {
 		return filepath.Join(en.Home, rel)
 	}
@@ -235,7 +236,7 @@ func (en *Engine) transcriptDestination(m checkpoint.CommittedMetadata, def Defa
 // ResumeCommand is the shell command that continues a session, "" for an unknown agent.
 func ResumeCommand(agent, sessionID string) string {
 	switch agent {
-	case AgentClaudeCode:
+	case engine.AgentClaudeCode:
 		return "claude -r " + sessionID
 	case "Gemini CLI":
 		return "gemini --resume " + sessionID
