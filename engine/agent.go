@@ -96,7 +96,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	if !s.Exists() {
 		fmt.Fprintf(en.Stderr, "Initialized shadow session: %s\n", in.SessionID)
 	}
-	return en.run(ctx, sess, en.Event(in))
+	return en.Run(ctx, sess, en.Event(in))
 }
 
 // shadowFacts observes HEAD's shadow branch at prompt start for the overlap check (seed 003,
@@ -164,7 +164,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		return err
 	}
 	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(scan.ModifiedFiles)), statusPaths(st)
-	return en.run(ctx, sess, en.Event(in))
+	return en.Run(ctx, sess, en.Event(in))
 }
 
 // SessionStart handles the agent's session-start hook. It returns the other sessions of this
@@ -199,7 +199,7 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([
 		return others, err
 	}
 	defer CloseSession(en, sess)
-	return others, en.run(ctx, sess, en.Event(in))
+	return others, en.Run(ctx, sess, en.Event(in))
 }
 
 // SessionEnd handles the agent's session-end hook.
@@ -212,7 +212,7 @@ func (en *Engine) SessionEnd(ctx context.Context, in events.SessionStopped) erro
 		return err
 	}
 	defer CloseSession(en, sess)
-	return en.run(ctx, sess, en.Event(in))
+	return en.Run(ctx, sess, en.Event(in))
 }
 
 // CloseSession closes a session opened for writing, logging a failure to write its state.

@@ -84,9 +84,9 @@ func chunkRefs(w slotWrite) []events.ChunkRef {
 	return w.transcript.cache
 }
 
-// condense writes the session into the checkpoint named by the commit's trailer, then carries
+// Condense writes the session into the checkpoint named by the commit's trailer, then carries
 // its uncommitted files forward onto a shadow branch for the new HEAD.
-func (en *Engine) condense(ctx context.Context, s session.State, f session.Condense) ([]events.Event, error) {
+func (en *Engine) Condense(ctx context.Context, s session.State, f session.Condense) ([]events.Event, error) {
 	c := f.Commit
 	data, pos, err := en.sessionTranscript(ctx, s)
 	if err != nil {

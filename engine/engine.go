@@ -5,8 +5,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -53,8 +55,8 @@ func (en *Engine) Event(p events.Payload) events.Event {
 	return events.New(en.Now(), p)
 }
 
-// run appends the input event, then performs and records each effect the reducer decides on.
-func (en *Engine) run(ctx context.Context, sess *session.Session, input events.Event) error {
+// Run appends the input event, then performs and records each effect the reducer decides on.
+func (en *Engine) Run(ctx context.Context, sess *session.Session, input events.Event) error {
 	_, err := en.runResults(ctx, sess, input)
 	return err
 }
@@ -66,6 +68,13 @@ func (en *Engine) runResults(ctx context.Context, sess *session.Session, input e
 	if err != nil {
 		return results, err
 	}
+	if sess.Removed() { // a maintenance command's removal, finished: the event starts afresh
+		fresh, err := en.Store.Open(sess.ID)
+		if err != nil {
+			return results, err
+		}
+		*sess = *fresh
+	}
 	tried := pendingIDs(sess.State)
 	effects, err := en.record(sess, input)
 	if err != nil {
@@ -74,6 +83,36 @@ func (en *Engine) runResults(ctx context.Context, sess *session.Session, input e
 	crashPoint("journaled:" + string(input.Type))
 	more, err := en.apply(ctx, sess, input, effects, nil, tried)
 	return append(results, more...), err
+}
+
+// RemoveSession removes a session's journal and snapshot for a maintenance command. The
+// decision is journaled (session_discarded) and the snapshot written before any file goes, so
+// a removal a crash interrupts is finished by the next hook or command; a journal that cannot
+// be opened (damaged) is removed directly.
+func (en *Engine) RemoveSession(ctx context.Context, id, reason string) error {
+	sess, err := en.Store.Open(id)
+	if err != nil {
+		en.Log.Warn("remove session state without its journal", "session_id", id, "error", err.Error())
+		var errs []error
+		for _, p := range []string{en.Store.JournalPath(id), en.Store.StatePath(id)} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("remove session state: %w", err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	defer CloseSession(en, sess)
+	if err := sess.Append(en.Event(events.SessionDiscarded{Reason: reason})); err != nil {
+		return err
+	}
+	if err := sess.Sync(); err != nil {
+		return err
+	}
+	if err := en.Store.WriteSnapshot(sess.State); err != nil {
+		return err
+	}
+	_, err = en.drain(ctx, sess, nil, nil)
+	return err
 }
 
 // pendingIDs are the checkpoint IDs of the session's pending condensations.
@@ -135,6 +174,8 @@ func (en *Engine) drain(ctx context.Context, sess *session.Session, others map[s
 				key = d.Commit.CheckpointID
 			case session.DeleteShadow:
 				key = "shadow:" + d.Branch
+			case session.RemoveSession:
+				key = "remove"
 			}
 			if !done[key] {
 				next = eff
@@ -147,8 +188,15 @@ func (en *Engine) drain(ctx context.Context, sess *session.Session, others map[s
 		done[key] = true
 		var res []events.Event
 		switch d := next.(type) {
+		case session.RemoveSession:
+			crashPoint("journaled:" + string(events.TypeSessionDiscarded))
+			if err := sess.Remove(); err != nil {
+				return results, fmt.Errorf("remove session %s: %w", sess.ID, err)
+			}
+			en.Log.Info("removed session state", "session_id", sess.ID)
+			return results, nil
 		case session.DeleteShadow:
-			res = en.deleteShadow(ctx, sess, d, others)
+			res = en.DeleteShadow(ctx, sess, d, others)
 		case session.Condense:
 			// Files the session touched since the decision (a condensation a later hook
 			// performs) are carry-forward candidates too: carry-forward replaces files_touched.
@@ -189,7 +237,7 @@ func (en *Engine) perform(ctx context.Context, sess *session.Session, input even
 		res, err = en.writeShadowCheckpoint(ctx, sess.State, input, f)
 	case session.Condense:
 		key = f.Commit.CheckpointID
-		res, err = en.condense(ctx, sess.State, f)
+		res, err = en.Condense(ctx, sess.State, f)
 	case session.Finalize:
 		res, err = en.finalize(ctx, sess.State, f)
 	case session.WriteTaskCheckpoint:

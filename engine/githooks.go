@@ -293,6 +293,9 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		if _, err := en.drain(ctx, sess, nil, nil); err != nil { // earlier commits first
 			en.Log.Error("pending work", "session_id", sess.ID, "error", err.Error())
 		}
+		if sess.Removed() {
+			continue // a maintenance command removed it: no commit to record
+		}
 		ev := base
 		ev.Transcript = events.Transcript{Path: sess.State.TranscriptPath}
 		if id != "" && !base.Sequencer {
@@ -386,10 +389,10 @@ func (en *Engine) unrecordedHead(ctx context.Context, sessions []session.State) 
 	return false
 }
 
-// deleteShadow removes the shadow branch a condensation emptied unless another session of the
+// DeleteShadow removes the shadow branch a condensation emptied unless another session of the
 // worktree, active and uncondensed, still builds on it. others are the fresher states of
 // sessions the caller holds open.
-func (en *Engine) deleteShadow(ctx context.Context, sess *session.Session, d session.DeleteShadow, others map[string]session.State) []events.Event {
+func (en *Engine) DeleteShadow(ctx context.Context, sess *session.Session, d session.DeleteShadow, others map[string]session.State) []events.Event {
 	peers, err := en.worktreeSessions()
 	if err != nil {
 		return en.failedEffect(sess, d, err)

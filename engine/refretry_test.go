@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"github.com/entirerec/entire/gitexec/gittest"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +36,7 @@ func metaChange(t *testing.T, en *Engine, calls *int, before func(n int)) func(g
 // fetch or gc would: the update fails with ErrRefLocked after one attempt (re-reading the ref
 // cannot release a lock), carrying git's message that names the lock file.
 func TestUpdateMetadataBranchLockedIsNotRetried(t *testing.T) {
-	en, _ := mtEngine(t)
+	en := rtEngine(t)
 	ctx := context.Background()
 	if err := en.EnsureMetadataBranch(ctx); err != nil {
 		t.Fatal(err)
@@ -68,7 +70,7 @@ func TestUpdateMetadataBranchLockedIsNotRetried(t *testing.T) {
 // compare-and-swap of the first attempt: the second attempt builds on the other writer's
 // commit, which is kept.
 func TestUpdateMetadataBranchRaceIsRetried(t *testing.T) {
-	en, _ := mtEngine(t)
+	en := rtEngine(t)
 	ctx := context.Background()
 	if err := en.EnsureMetadataBranch(ctx); err != nil {
 		t.Fatal(err)
@@ -94,4 +96,12 @@ func TestUpdateMetadataBranchRaceIsRetried(t *testing.T) {
 	if ok, err := en.Repo.IsAncestor(ctx, other, commit); err != nil || !ok {
 		t.Errorf("other writer's commit %s is not an ancestor of %s (%v)", other, commit, err)
 	}
+}
+
+// rtEngine is an engine on a hermetic repository with one commit on main.
+func rtEngine(t *testing.T) *Engine {
+	t.Helper()
+	repo := gittest.Repo(t)
+	gittest.Commit(t, repo, "refs/heads/main", "", "init", map[string]string{"README": "hi\n"})
+	return New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 }

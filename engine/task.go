@@ -173,7 +173,7 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 		return err
 	}
 	defer CloseSession(en, sess)
-	return en.run(ctx, sess, en.Event(*in))
+	return en.Run(ctx, sess, en.Event(*in))
 }
 
 func (en *Engine) findTaskByAgent(agentID string) string {

@@ -27,8 +27,10 @@ const (
 	TypeSessionStopped Type = "session_stopped"
 	TypeGitCommitted   Type = "git_committed"
 	TypeCommitPrepared Type = "commit_prepared"
-	TypeSubagentEnded  Type = "subagent_ended"
-	TypeRewound        Type = "rewound"
+	// TypeSessionDiscarded is a maintenance command's decision to remove the session.
+	TypeSessionDiscarded Type = "session_discarded"
+	TypeSubagentEnded    Type = "subagent_ended"
+	TypeRewound          Type = "rewound"
 )
 
 // Result events: what an effect did.
@@ -118,6 +120,8 @@ func newPayload(t Type) (Payload, error) {
 		return &GitCommitted{}, nil
 	case TypeCommitPrepared:
 		return &CommitPrepared{}, nil
+	case TypeSessionDiscarded:
+		return &SessionDiscarded{}, nil
 	case TypeShadowCheckpointWritten:
 		return &ShadowCheckpointWritten{}, nil
 	case TypeShadowCheckpointSkipped:
@@ -158,6 +162,8 @@ func deref(p Payload) Payload {
 	case *GitCommitted:
 		return *v
 	case *CommitPrepared:
+		return *v
+	case *SessionDiscarded:
 		return *v
 	case *ShadowCheckpointWritten:
 		return *v

@@ -33,6 +33,7 @@ func samples() []Payload {
 		TaskCheckpointWritten{Branch: "x", Commit: "c", ToolUseID: "toolu_1", Sequence: 2},
 		EffectFailed{Effect: "condense", CheckpointID: "0123456789ab", Error: "boom"},
 		CommitPrepared{CheckpointID: "0123456789ab"},
+		SessionDiscarded{Reason: "entire reset"},
 		Rewound{Branch: "x", Commit: "c", BaseCommit: "b", Files: []string{"a"}, Transcript: tr, Prompts: []string{"p"}, Undo: true},
 	}
 }
@@ -60,7 +61,7 @@ func TestRoundTripEveryType(t *testing.T) {
 		seen[p.EventType()] = true
 	}
 	for _, typ := range []Type{TypeSessionStarted, TypeTurnStarted, TypeTurnEnded, TypeSessionStopped, TypeGitCommitted,
-		TypeCommitPrepared, TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
+		TypeCommitPrepared, TypeSessionDiscarded, TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
 		TypeShadowBranchDeleted, TypeCheckpointCondensed, TypeCarriedForward,
 		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed, TypeRewound} {
 		if !seen[typ] {

@@ -121,6 +121,16 @@ type CommitPrepared struct {
 // EventType implements Payload.
 func (CommitPrepared) EventType() Type { return TypeCommitPrepared }
 
+// SessionDiscarded records that a maintenance command (doctor, clean, reset) removes the
+// session's state: journaled first, so a removal a crash interrupted is finished by the next
+// hook or command.
+type SessionDiscarded struct {
+	Reason string `json:"reason"`
+}
+
+// EventType implements Payload.
+func (SessionDiscarded) EventType() Type { return TypeSessionDiscarded }
+
 // ShadowCheckpointWritten records a temporary checkpoint committed on the shadow branch.
 type ShadowCheckpointWritten struct {
 	Branch     string     `json:"branch"`

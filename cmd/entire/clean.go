@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/entirerec/entire/engine/maintenance"
+	"github.com/entirerec/entire/gitexec"
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/session"
@@ -19,7 +21,7 @@ func (c *cleanCmd) Run(e *env) error {
 		return err
 	}
 	defer closeEngine()
-	plan, err := en.PlanClean(e.ctx)
+	plan, err := maintenance.New(en).PlanClean(e.ctx)
 	if err != nil {
 		return err
 	}
@@ -40,7 +42,7 @@ func (c *cleanCmd) Run(e *env) error {
 			line := fmt.Sprintf("  %s (%s, started %s)", s.SessionID, s.Phase.Normalize(), s.StartedAt.UTC().Format("2006-01-02 15:04"))
 			if o.LostWork {
 				line += fmt.Sprintf("\n    it counts uncondensed work (%s), but its shadow branch %s is gone: that work can no longer be condensed",
-					engine.WorkSummary(s), session.ShadowBranch(s.BaseCommit, s.WorktreeID))
+					maintenance.WorkSummary(s), session.ShadowBranch(s.BaseCommit, s.WorktreeID))
 			}
 			fmt.Fprintln(e.stdout, line)
 		}
@@ -49,7 +51,7 @@ func (c *cleanCmd) Run(e *env) error {
 		fmt.Fprintln(e.stdout, "Nothing was deleted. Run `entire clean --force` to delete them.")
 		return nil
 	}
-	return en.Clean(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, line) })
+	return maintenance.New(en).Clean(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, line) })
 }
 
 // openEngine opens the repository and an engine that logs to .entire/logs/entire.log, for
@@ -59,11 +61,17 @@ func openEngine(e *env) (*engine.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	en, closeLog := settledEngine(e, repo)
+	return en, func() { closeLog(); repo.Close() }, nil
+}
+
+// settledEngine is an engine on repo after it finished what a crashed or failed hook left
+// pending, so that the command sees the record whole; the closer closes its log.
+func settledEngine(e *env, repo *gitexec.Repo) (*engine.Engine, func()) {
 	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
 	en := engine.New(repo, log, e.stderr)
-	// Finish what a crashed or failed hook left pending, so the command sees the record whole.
 	if err := en.DrainPending(e.ctx); err != nil {
 		log.Error("pending work", "error", err.Error())
 	}
-	return en, func() { closeLog(); repo.Close() }, nil
+	return en, closeLog
 }

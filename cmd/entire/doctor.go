@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/entirerec/entire/engine/maintenance"
 	"os"
 	"strings"
 
@@ -22,7 +23,7 @@ func (c *doctorCmd) Run(e *env) error {
 		return err
 	}
 	defer closeEngine()
-	stuck, err := en.FindStuck(e.ctx)
+	stuck, err := maintenance.New(en).FindStuck(e.ctx)
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func (c *doctorCmd) Run(e *env) error {
 	fmt.Fprintln(e.stdout, "Stuck sessions:")
 	for _, st := range stuck {
 		fmt.Fprintf(e.stdout, "  %s (%s; %s)\n", st.State.SessionID, st.Reason, describeWork(st))
-		action := engine.DoctorSkip
+		action := maintenance.DoctorSkip
 		switch {
 		case c.Force:
 			action = st.Default
@@ -55,25 +56,25 @@ func (c *doctorCmd) Run(e *env) error {
 	return nil
 }
 
-func (c *doctorCmd) apply(e *env, en *engine.Engine, st engine.StuckSession, action engine.DoctorAction) error {
+func (c *doctorCmd) apply(e *env, en *engine.Engine, st maintenance.StuckSession, action maintenance.DoctorAction) error {
 	id := st.State.SessionID
 	switch action {
-	case engine.DoctorCondense:
-		cp, err := en.CondenseStuck(e.ctx, id)
+	case maintenance.DoctorCondense:
+		cp, err := maintenance.New(en).CondenseStuck(e.ctx, id)
 		if err != nil {
 			return fmt.Errorf("condense session %s: %w", id, err)
 		}
 		fmt.Fprintf(e.stdout, "    Condensed session %s into checkpoint %s (no commit carries its trailer; see `entire explain -c %s`)\n", id, cp, cp)
-	case engine.DoctorDiscard:
-		return en.DiscardSession(e.ctx, id, func(line string) { fmt.Fprintln(e.stdout, "    "+line) })
+	case maintenance.DoctorDiscard:
+		return maintenance.New(en).DiscardSession(e.ctx, id, func(line string) { fmt.Fprintln(e.stdout, "    "+line) })
 	default:
 		fmt.Fprintf(e.stdout, "    Skipped %s\n", id)
 	}
 	return nil
 }
 
-func describeWork(st engine.StuckSession) string {
-	w := engine.WorkSummary(st.State)
+func describeWork(st maintenance.StuckSession) string {
+	w := maintenance.WorkSummary(st.State)
 	if w == "" {
 		w = "no uncondensed work"
 	}
@@ -85,22 +86,22 @@ func describeWork(st engine.StuckSession) string {
 
 // chooseDoctor asks on the terminal what to do with a stuck session; skipping is the default,
 // and the only answer when ENTIRE_TEST_TTY forces a terminal.
-func (t terminal) chooseDoctor(st engine.StuckSession) engine.DoctorAction {
+func (t terminal) chooseDoctor(st maintenance.StuckSession) maintenance.DoctorAction {
 	if t.forced != "" {
-		return engine.DoctorSkip
+		return maintenance.DoctorSkip
 	}
 	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
-		return engine.DoctorSkip
+		return maintenance.DoctorSkip
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "Session %s: [c]ondense, [d]iscard or [s]kip? [s] ", st.State.SessionID)
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "c", "condense":
-		return engine.DoctorCondense
+		return maintenance.DoctorCondense
 	case "d", "discard":
-		return engine.DoctorDiscard
+		return maintenance.DoctorDiscard
 	}
-	return engine.DoctorSkip
+	return maintenance.DoctorSkip
 }

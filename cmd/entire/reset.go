@@ -3,9 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/maintenance"
 	"strings"
-
-	"github.com/entirerec/entire/engine"
 )
 
 // resetCmd is `entire reset` (spec §10): forget the sessions based on HEAD and HEAD's shadow
@@ -22,8 +21,8 @@ func (c *resetCmd) Run(e *env) error {
 		return err
 	}
 	defer closeEngine()
-	plan, err := en.PlanReset(e.ctx, c.Session)
-	if errors.Is(err, engine.ErrSessionNotFound) {
+	plan, err := maintenance.New(en).PlanReset(e.ctx, c.Session)
+	if errors.Is(err, maintenance.ErrSessionNotFound) {
 		return fmt.Errorf("session not found: %s (see `entire status`)", c.Session)
 	}
 	if err != nil {
@@ -36,7 +35,7 @@ func (c *resetCmd) Run(e *env) error {
 	fmt.Fprintln(e.stdout, "Reset deletes:")
 	for _, s := range plan.Sessions {
 		line := fmt.Sprintf("  session state %s (%s", s.SessionID, s.Phase.Normalize())
-		if w := engine.WorkSummary(s); w != "" {
+		if w := maintenance.WorkSummary(s); w != "" {
 			line += ", uncondensed: " + w
 		}
 		fmt.Fprintln(e.stdout, line+")")
@@ -50,5 +49,5 @@ func (c *resetCmd) Run(e *env) error {
 			return &exitError{code: 1, err: fmt.Errorf("not reset without --force:\n  %s", strings.Join(plan.Risks, "\n  "))}
 		}
 	}
-	return en.Reset(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, line) })
+	return maintenance.New(en).Reset(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, line) })
 }

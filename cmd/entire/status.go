@@ -40,7 +40,9 @@ func (c *statusCmd) Run(e *env) error {
 			fmt.Fprintf(e.stdout, "  Settings error: %v\n", st.SettingsErr)
 		}
 	}
-	states, err := session.NewStore(repo.CommonDir).List()
+	en, closeLog := settledEngine(e, repo)
+	closeLog()
+	states, err := en.Store.List()
 	if err != nil {
 		return err
 	}

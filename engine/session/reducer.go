@@ -34,6 +34,10 @@ type Condense struct {
 	CarryForward []string `json:"carry_forward,omitempty"`
 }
 
+// RemoveSession deletes the session's journal and state snapshot, as a maintenance command
+// decided (session_discarded).
+type RemoveSession struct{}
+
 // DeleteShadow removes the shadow branch a condensation emptied, unless another session of
 // the worktree that is still active and uncondensed builds on it.
 type DeleteShadow struct {
@@ -57,6 +61,7 @@ func (WriteShadowCheckpoint) EffectName() string { return "write-shadow-checkpoi
 func (Condense) EffectName() string              { return "condense" }
 func (Finalize) EffectName() string              { return "finalize" }
 func (WriteTaskCheckpoint) EffectName() string   { return "write-task-checkpoint" }
+func (RemoveSession) EffectName() string         { return "remove-session" }
 func (DeleteShadow) EffectName() string          { return "delete-shadow" }
 
 // legacySubagentAgent is the agent of a subagent_ended event journaled before the event named
@@ -107,6 +112,9 @@ func Decide(s State, e events.Event) []Effect {
 // Pending is the work a session's state still owes: condensations of linked commits, then the
 // shadow branch they emptied. Every hook and command performs it before anything else.
 func Pending(s State) []Effect {
+	if s.Recorder.Discarded {
+		return []Effect{RemoveSession{}} // nothing else is owed to a removed session
+	}
 	var out []Effect
 	for _, c := range s.Recorder.Pending {
 		out = append(out, c)
@@ -251,6 +259,8 @@ func Evolve(in State, e events.Event) State {
 		}
 	case events.CommitPrepared:
 		s.Recorder.PreparedID = d.CheckpointID
+	case events.SessionDiscarded:
+		s.Recorder.Discarded = true
 	case events.GitCommitted:
 		if c, linked := condenseFor(in, d); linked {
 			s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, c.Commit.CheckpointID), c)

@@ -410,6 +410,7 @@ func TestEvolve(t *testing.T) {
 			Finalized: []string{cpOld, cpNew}, Transcript: events.Transcript{Lines: 2, Offset: 200}},
 			func(s *State, _ Phase) { s.TurnCheckpointIDs = nil }},
 		{"effect failed", resetPending, events.EffectFailed{Effect: "condense", Error: "boom"}, unchanged},
+		{"session discarded", nil, events.SessionDiscarded{Reason: "entire reset"}, func(s *State, _ Phase) { s.Recorder.Discarded = true }},
 		{"failed condensation stays pending", pendingCommit, events.EffectFailed{Effect: "condense", CheckpointID: cpNew, Error: "boom"}, unchanged},
 		{"condensed clears its pending commit only", func(s *State) {
 			pendingCommit(s)
@@ -576,5 +577,20 @@ func TestEvolveWritesNormalizedPhase(t *testing.T) {
 				t.Errorf("Evolve(%q, %s).Phase = %q, want a normalized phase", p, d.EventType(), got)
 			}
 		}
+	}
+}
+
+// A removal a maintenance command decided is all a session still owes: no condensation or
+// shadow deletion is done for a session being removed.
+func TestPendingOfADiscardedSession(t *testing.T) {
+	s := fixture(PhaseIdle)
+	pendingCommit(&s)
+	s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4"}
+	if got := Pending(s); len(got) != 1 {
+		t.Fatalf("Pending before the discard = %#v, want the condensation (the deletion after it)", got)
+	}
+	s = Evolve(s, ev(events.SessionDiscarded{Reason: "entire reset"}))
+	if diff := cmp.Diff([]Effect{RemoveSession{}}, Pending(s)); diff != "" {
+		t.Errorf("Pending after the discard (-want +got):\n%s", diff)
 	}
 }

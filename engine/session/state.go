@@ -71,6 +71,9 @@ type Recorder struct {
 	// work, and written by the first hook or command that finds them (a crash or a git failure
 	// interrupted the one that decided). The checkpoint ID is the key: a retry rewrites its slot.
 	Pending []Condense `json:"pending,omitempty"`
+	// Discarded: a maintenance command decided to remove the session (session_discarded); its
+	// files are removed by that command or, after a crash, the next hook.
+	Discarded bool `json:"discarded,omitempty"`
 	// ShadowToDelete is the shadow branch a condensation emptied; it is deleted (unless another
 	// session still builds on it) by the same hook or, after a crash, the next one.
 	ShadowToDelete *DeleteShadow `json:"shadow_to_delete,omitempty"`

@@ -34,11 +34,12 @@ func (st Store) StatePath(id string) string { return filepath.Join(st.Dir, id+".
 
 // Session is a session opened for writing: its journal is locked until Close.
 type Session struct {
-	ID    string
-	State State
-	j     *journal.Journal
-	store Store
-	dirty bool
+	ID      string
+	State   State
+	j       *journal.Journal
+	store   Store
+	dirty   bool
+	removed bool
 }
 
 // Open locks the session's journal and loads its state from the snapshot plus the journal tail,
@@ -95,8 +96,17 @@ func replayFrom(j *journal.Journal, s State, off int64, wantSeq uint64) (State, 
 	return s, nil
 }
 
+// ErrRemoved reports an append to a session whose files Remove deleted.
+var ErrRemoved = errors.New("session removed")
+
+// Removed reports whether Remove deleted the session's files.
+func (s *Session) Removed() bool { return s.removed }
+
 // Append sequences the events, writes them to the journal in one write, and applies them.
 func (s *Session) Append(evs ...events.Event) error {
+	if s.removed {
+		return ErrRemoved
+	}
 	lines := make([][]byte, 0, len(evs))
 	next := s.j.LastSeq()
 	state := s.State
@@ -122,10 +132,32 @@ func (s *Session) Append(evs ...events.Event) error {
 
 // Sync makes the journal durable now, before git work whose intent it records.
 func (s *Session) Sync() error {
+	if s.removed {
+		return ErrRemoved
+	}
 	if err := s.j.Sync(); err != nil {
 		return fmt.Errorf("sync journal: %w", err)
 	}
 	return nil
+}
+
+// Remove deletes the session's journal and snapshot while holding the journal's lock, so a
+// hook writing the session finishes first; the session is closed.
+func (s *Session) Remove() error {
+	if s.j == nil {
+		return errors.New("remove session: not open")
+	}
+	var errs []error
+	for _, p := range []string{s.store.JournalPath(s.ID), s.store.StatePath(s.ID)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove session state: %w", err))
+		}
+	}
+	errs = append(errs, s.j.Close())
+	s.j = nil
+	s.removed = true
+	s.State = State{}
+	return errors.Join(errs...)
 }
 
 // Close makes the journal durable, writes the snapshot atomically and releases the lock.
@@ -270,12 +302,12 @@ func (b Brief) Live(worktree, head string) bool {
 // ours), and the caller decodes it properly.
 func briefOf(data []byte) (Brief, bool) {
 	r := gjson.GetManyBytes(data, "worktree_path", "phase", "base_commit", "checkpoint_count", "files_touched.#",
-		"recorder.pending.#", "recorder.shadow_to_delete", "recorder.prepared_id")
+		"recorder.pending.#", "recorder.shadow_to_delete", "recorder.prepared_id", "recorder.discarded")
 	if r[0].Type != gjson.String || r[0].Str == "" {
 		return Brief{}, false
 	}
 	return Brief{WorktreePath: r[0].Str, Phase: r[1].String(), BaseCommit: r[2].String(),
-		HasWork: r[3].Int() > 0 || r[4].Int() > 0, Pending: r[5].Int() > 0 || r[6].Exists(), Prepared: r[7].Str != ""}, true
+		HasWork: r[3].Int() > 0 || r[4].Int() > 0, Pending: r[5].Int() > 0 || r[6].Exists() || r[8].Bool(), Prepared: r[7].Str != ""}, true
 }
 
 // ListWhere returns the states of the sessions whose brief satisfies keep; the others are

@@ -1,11 +1,9 @@
-package engine
+package maintenance
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -54,7 +52,7 @@ func (p CleanPlan) Empty() bool { return len(p.Branches) == 0 && len(p.States) =
 // PlanClean finds orphaned shadow branches (no state refers to them as
 // ShadowBranch(base_commit, worktree_id)) and orphaned states: quiet for orphanAge, no shadow
 // branch, and no committed checkpoint naming the session.
-func (en *Engine) PlanClean(ctx context.Context) (CleanPlan, error) {
+func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 	var plan CleanPlan
 	states, err := en.Store.List()
 	if err != nil {
@@ -98,7 +96,7 @@ func (en *Engine) PlanClean(ctx context.Context) (CleanPlan, error) {
 
 // Clean deletes what PlanClean found, each branch only if it has not moved since, and
 // reports each step through done.
-func (en *Engine) Clean(ctx context.Context, plan CleanPlan, done func(string)) error {
+func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(string)) error {
 	var errs []error
 	for _, b := range plan.Branches {
 		if err := en.deleteBranch(ctx, b.Name, b.Tip); err != nil {
@@ -108,7 +106,7 @@ func (en *Engine) Clean(ctx context.Context, plan CleanPlan, done func(string)) 
 		done("Deleted shadow branch " + b.Name)
 	}
 	for _, o := range plan.States {
-		if err := en.removeState(o.State.SessionID); err != nil {
+		if err := en.removeState(ctx, o.State.SessionID, "entire clean"); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -127,7 +125,7 @@ type ResetPlan struct {
 
 // PlanReset targets the sessions based on HEAD in this worktree and HEAD's shadow branch, or,
 // with sessionID, that one session and its shadow branch unless another session uses it.
-func (en *Engine) PlanReset(ctx context.Context, sessionID string) (ResetPlan, error) {
+func (en *Maintenance) PlanReset(ctx context.Context, sessionID string) (ResetPlan, error) {
 	var plan ResetPlan
 	states, err := en.Store.List()
 	if err != nil {
@@ -181,10 +179,10 @@ func (en *Engine) PlanReset(ctx context.Context, sessionID string) (ResetPlan, e
 }
 
 // Reset deletes the planned session states and shadow branch, reporting each step.
-func (en *Engine) Reset(ctx context.Context, plan ResetPlan, done func(string)) error {
+func (en *Maintenance) Reset(ctx context.Context, plan ResetPlan, done func(string)) error {
 	var errs []error
 	for _, s := range plan.Sessions {
-		if err := en.removeState(s.SessionID); err != nil {
+		if err := en.removeState(ctx, s.SessionID, "entire reset"); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -213,7 +211,7 @@ func WorkSummary(s session.State) string {
 }
 
 // shadowBranches lists the shadow branches (spec §1.1) and their tips.
-func (en *Engine) shadowBranches(ctx context.Context) (map[string]gitexec.OID, error) {
+func (en *Maintenance) shadowBranches(ctx context.Context) (map[string]gitexec.OID, error) {
 	refs, err := en.Repo.ForEachRef(ctx, "refs/heads/entire/")
 	if err != nil {
 		return nil, err
@@ -228,7 +226,7 @@ func (en *Engine) shadowBranches(ctx context.Context) (map[string]gitexec.OID, e
 }
 
 // committedSessions are the session IDs of every slot of every committed checkpoint.
-func (en *Engine) committedSessions(ctx context.Context) (map[string]bool, error) {
+func (en *Maintenance) committedSessions(ctx context.Context) (map[string]bool, error) {
 	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
 		return nil, err
@@ -252,7 +250,7 @@ func (en *Engine) committedSessions(ctx context.Context) (map[string]bool, error
 }
 
 // deleteBranch deletes a branch if it still points at tip (compare-and-swap).
-func (en *Engine) deleteBranch(ctx context.Context, name string, tip gitexec.OID) error {
+func (en *Maintenance) deleteBranch(ctx context.Context, name string, tip gitexec.OID) error {
 	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: gitexec.BranchRef(name), Old: tip}}); err != nil {
 		return fmt.Errorf("delete shadow branch %s: %w", name, err)
 	}
@@ -260,28 +258,10 @@ func (en *Engine) deleteBranch(ctx context.Context, name string, tip gitexec.OID
 	return nil
 }
 
-// removeState deletes a session's journal and snapshot. It takes the journal's lock first, so
-// a hook writing the session finishes before the files go. Callers must not hold the session
-// open themselves (the lock is not reentrant).
-func (en *Engine) removeState(id string) error {
-	sess, err := en.Store.Open(id)
-	if err != nil {
-		en.Log.Warn("remove session state without its lock", "session_id", id, "error", err.Error())
-	}
-	var errs []error
-	for _, p := range []string{en.Store.JournalPath(id), en.Store.StatePath(id)} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("remove session state: %w", err))
-		}
-	}
-	if sess != nil {
-		_ = sess.Close() // may rewrite a snapshot for a repaired journal: removed again below
-		if err := os.Remove(en.Store.StatePath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("remove session state: %w", err))
-		}
-	}
-	en.Log.Info("removed session state", "session_id", id)
-	return errors.Join(errs...)
+// removeState removes a session's journal and snapshot, journaling why first (see
+// engine.RemoveSession). Callers must not hold the session open (the lock is not reentrant).
+func (en *Maintenance) removeState(ctx context.Context, id, reason string) error {
+	return en.RemoveSession(ctx, id, reason)
 }
 
 // lastActivity is the later of a session's start and its last interaction.

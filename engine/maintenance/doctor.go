@@ -1,8 +1,9 @@
-package engine
+package maintenance
 
 import (
 	"context"
 	"fmt"
+	"github.com/entirerec/entire/engine"
 	"time"
 
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -56,7 +57,7 @@ type StuckSession struct {
 
 // FindStuck lists the stuck sessions: active without an interaction for stuckQuiet (or ever),
 // or ended with checkpoints and an existing shadow branch (spec §5.4).
-func (en *Engine) FindStuck(ctx context.Context) ([]StuckSession, error) {
+func (en *Maintenance) FindStuck(ctx context.Context) ([]StuckSession, error) {
 	states, err := en.Store.List()
 	if err != nil {
 		return nil, err
@@ -95,7 +96,7 @@ func (en *Engine) FindStuck(ctx context.Context) ([]StuckSession, error) {
 
 // CondenseStuck writes a stuck session's uncondensed work into a committed checkpoint with a
 // new ID and returns the ID; its shadow branch is deleted unless another session needs it.
-func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) {
+func (en *Maintenance) CondenseStuck(ctx context.Context, id string) (string, error) {
 	others, err := en.Store.List() // before Open: listing reads journals under their lock
 	if err != nil {
 		return "", err
@@ -115,18 +116,18 @@ func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	defer CloseSession(en, sess)
+	defer engine.CloseSession(en.Engine, sess)
 	if !sess.State.HasNewContent() {
 		return "", fmt.Errorf("session %s has no uncondensed work", id)
 	}
 	if sess.State.Phase.Normalize() == session.PhaseActive {
-		if err := en.run(ctx, sess, en.Event(events.SessionStopped{SessionID: id, Reason: "entire doctor"})); err != nil {
+		if err := en.Run(ctx, sess, en.Event(events.SessionStopped{SessionID: id, Reason: "entire doctor"})); err != nil {
 			return "", err
 		}
 	}
 	s := sess.State
 	shadow := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
-	res, err := en.condense(ctx, s, session.Condense{Commit: events.GitCommitted{
+	res, err := en.Condense(ctx, s, session.Condense{Commit: events.GitCommitted{
 		Commit: s.BaseCommit, CheckpointID: cpID, Branch: branch, Files: s.FilesTouched,
 	}})
 	if err != nil {
@@ -136,7 +137,7 @@ func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) 
 		return "", err
 	}
 	if !branchNeeded(others, id, shadow) {
-		if err := sess.Append(en.deleteShadow(ctx, sess, session.DeleteShadow{Branch: shadow, Tip: s.Recorder.LastShadowCommit}, nil)...); err != nil {
+		if err := sess.Append(en.DeleteShadow(ctx, sess, session.DeleteShadow{Branch: shadow, Tip: s.Recorder.LastShadowCommit}, nil)...); err != nil {
 			return "", err
 		}
 	}
@@ -145,7 +146,7 @@ func (en *Engine) CondenseStuck(ctx context.Context, id string) (string, error) 
 
 // DiscardSession deletes a session's state, and its shadow branch unless another session
 // refers to it, reporting each step through done.
-func (en *Engine) DiscardSession(ctx context.Context, id string, done func(string)) error {
+func (en *Maintenance) DiscardSession(ctx context.Context, id string, done func(string)) error {
 	states, err := en.Store.List()
 	if err != nil {
 		return err
@@ -154,7 +155,7 @@ func (en *Engine) DiscardSession(ctx context.Context, id string, done func(strin
 	if !ok {
 		return fmt.Errorf("%w: %s", ErrSessionNotFound, id)
 	}
-	if err := en.removeState(id); err != nil {
+	if err := en.removeState(ctx, id, "entire doctor"); err != nil {
 		return err
 	}
 	done("Deleted session state " + id)

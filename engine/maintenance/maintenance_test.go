@@ -1,9 +1,10 @@
-package engine
+package maintenance
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
 	"github.com/entirerec/entire/gitexec/gittest"
 	"io"
@@ -22,18 +23,18 @@ import (
 
 var mtNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// mtEngine is an engine on a hermetic repository with one commit on main, and a fixed clock.
-func mtEngine(t *testing.T) (*Engine, string) {
+// mtEngine is the maintenance of a hermetic repository with one commit on main, and a fixed clock.
+func mtEngine(t *testing.T) (*Maintenance, string) {
 	t.Helper()
 	repo := gittest.Repo(t)
 	head := gittest.Commit(t, repo, "refs/heads/main", "", "init", map[string]string{"README": "hi\n"})
-	en := New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), &bytes.Buffer{})
+	en := New(engine.New(repo, slog.New(slog.NewTextHandler(io.Discard, nil)), &bytes.Buffer{}))
 	en.Now = func() time.Time { return mtNow }
 	return en, string(head)
 }
 
 // mtState writes a session-state snapshot.
-func mtState(t *testing.T, en *Engine, s session.State) {
+func mtState(t *testing.T, en *Maintenance, s session.State) {
 	t.Helper()
 	if s.StartedAt.IsZero() {
 		s.StartedAt = mtNow.Add(-time.Hour)
@@ -44,14 +45,14 @@ func mtState(t *testing.T, en *Engine, s session.State) {
 }
 
 // mtBranch points a new branch at commit.
-func mtBranch(t *testing.T, en *Engine, name, commit string) {
+func mtBranch(t *testing.T, en *Maintenance, name, commit string) {
 	t.Helper()
 	if err := en.Repo.UpdateRefs(context.Background(), []gitexec.RefUpdate{{Name: gitexec.BranchRef(name), New: gitexec.OID(commit)}}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func mtBranchExists(t *testing.T, en *Engine, name string) bool {
+func mtBranchExists(t *testing.T, en *Maintenance, name string) bool {
 	t.Helper()
 	_, ok, err := en.Repo.ResolveRef(context.Background(), gitexec.BranchRef(name))
 	if err != nil {
@@ -60,7 +61,7 @@ func mtBranchExists(t *testing.T, en *Engine, name string) bool {
 	return ok
 }
 
-func mtIDs(t *testing.T, en *Engine) []string {
+func mtIDs(t *testing.T, en *Maintenance) []string {
 	t.Helper()
 	ids, err := en.Store.IDs()
 	if err != nil {
@@ -203,7 +204,7 @@ func TestCondenseStuckAndDiscard(t *testing.T) {
 	if err := os.WriteFile(transcript, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mtState(t, en, session.State{SessionID: "work", BaseCommit: head, Phase: session.PhaseActive, AgentType: AgentClaudeCode,
+	mtState(t, en, session.State{SessionID: "work", BaseCommit: head, Phase: session.PhaseActive, AgentType: engine.AgentClaudeCode,
 		CheckpointCount: 2, FilesTouched: []string{"a.txt"}, TranscriptPath: transcript})
 	mtState(t, en, session.State{SessionID: "idle", BaseCommit: strings.Repeat("1", 40), Phase: session.PhaseActive})
 
