@@ -144,11 +144,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		Slot: slot, Files: w.meta.FilesTouched, Provisional: f.Provisional, Transcript: pos,
 		Chunks: chunkRefs(w),
 	})}
-	candidates := f.CarryForward
-	if len(candidates) == 0 && f.Provisional {
-		candidates = en.relFiles(fresh.ModifiedFiles)
-	}
-	cf, err := en.carryForward(ctx, s, c, candidates)
+	cf, err := en.carryForward(ctx, s, c, f.CarryForward)
 	if err != nil {
 		en.Log.Warn("carry forward failed", "session_id", s.SessionID, "error", err.Error())
 		out = append(out, en.Event(events.EffectFailed{Effect: "carry-forward", Error: err.Error()}))
@@ -158,53 +154,14 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	return out, nil
 }
 
-// carryForward snapshots the session's files that still carry uncommitted agent changes onto
-// the shadow branch of the new HEAD (content-aware, spec §3.8 and seed scenario 7): a file not
-// in the commit, or committed with a blob different from the shadow branch's.
-func (en *Engine) carryForward(ctx context.Context, s session.State, c events.GitCommitted, candidates []string) (*events.CarriedForward, error) {
-	if len(candidates) == 0 {
-		return nil, nil
-	}
-	inCommit := map[string]bool{}
-	for _, p := range c.Files {
-		inCommit[p] = true
-	}
-	var committed []string
-	for _, p := range candidates {
-		if inCommit[p] {
-			committed = append(committed, p)
-		}
-	}
-	shadowBlobs, headBlobs := map[string]gitexec.OID{}, map[string]gitexec.OID{}
-	if len(committed) > 0 && s.Recorder.LastShadowCommit != "" {
-		var err error
-		if shadowBlobs, err = en.blobOIDs(ctx, s.Recorder.LastShadowCommit, committed); err != nil {
-			return nil, err
-		}
-		if headBlobs, err = en.blobOIDs(ctx, c.Commit, committed); err != nil {
-			return nil, err
-		}
-	}
-	var remaining []string
-	for _, p := range candidates {
-		if !inCommit[p] {
-			remaining = append(remaining, p)
-			continue
-		}
-		if sb, ok := shadowBlobs[p]; ok && sb != headBlobs[p] {
-			remaining = append(remaining, p)
-		}
-	}
+// carryForward snapshots the files the reducer decided are still uncommitted agent work
+// (session.Condense.CarryForward) onto the shadow branch of the new HEAD.
+func (en *Engine) carryForward(ctx context.Context, s session.State, c events.GitCommitted, remaining []string) (*events.CarriedForward, error) {
 	if len(remaining) == 0 {
 		return nil, nil
 	}
 	changes, err := en.WorktreeChanges(ctx, remaining)
 	if err != nil {
-		return nil, err
-	}
-	// A file whose worktree content is the commit's has nothing left to carry (it was committed
-	// by an earlier, unlinked commit, or the user settled it): carrying it would be fake work.
-	if changes, remaining, err = en.withoutCommitted(ctx, c.Commit, changes); err != nil || len(remaining) == 0 {
 		return nil, err
 	}
 	headTree, err := en.treeOf(ctx, c.Commit)
@@ -221,29 +178,67 @@ func (en *Engine) carryForward(ctx context.Context, s session.State, c events.Gi
 	return &events.CarriedForward{Branch: branch, Commit: string(commit), Files: remaining}, nil
 }
 
-// withoutCommitted drops the changes whose content equals commit's, returning the rest and
-// their paths (a file missing from the worktree stays: stashed work keeps its name).
-func (en *Engine) withoutCommitted(ctx context.Context, commit string, changes []gitexec.TreeChange) ([]gitexec.TreeChange, []string, error) {
-	var present []string
-	for _, ch := range changes {
-		if !ch.Delete {
-			present = append(present, ch.Path)
+// carryFacts gathers what the reducer's carry-forward decision needs about a linked commit
+// (events.GitCommitted Diverged, Settled, TurnEdited), in a few batched git reads.
+func (en *Engine) carryFacts(ctx context.Context, s session.State, d events.GitCommitted) (events.GitCommitted, error) {
+	candidates := s.FilesTouched
+	if len(candidates) == 0 && s.Phase.Normalize() == session.PhaseActive && s.TranscriptPath != "" {
+		if sc, err := claudecode.ScanFile(s.TranscriptPath, s.Recorder.CondensedOffset); err == nil {
+			d.TurnEdited = en.relFiles(sc.ModifiedFiles)
+			candidates = d.TurnEdited
 		}
 	}
-	head, err := en.blobOIDs(ctx, commit, present)
+	if len(candidates) == 0 {
+		return d, nil
+	}
+	inCommit := map[string]bool{}
+	for _, p := range d.Files {
+		inCommit[p] = true
+	}
+	var committed []string
+	for _, p := range candidates {
+		if inCommit[p] {
+			committed = append(committed, p)
+		}
+	}
+	headBlobs, err := en.blobOIDs(ctx, d.Commit, candidates)
 	if err != nil {
-		return nil, nil, err
+		return d, err
 	}
-	var kept []gitexec.TreeChange
-	var paths []string
-	for _, ch := range changes {
-		if !ch.Delete && head[ch.Path] == ch.OID {
-			continue
+	diverged := map[string]bool{}
+	if len(committed) > 0 && s.Recorder.LastShadowCommit != "" {
+		shadowBlobs, err := en.blobOIDs(ctx, s.Recorder.LastShadowCommit, committed)
+		if err != nil {
+			return d, err
 		}
-		kept = append(kept, ch)
-		paths = append(paths, ch.Path)
+		for _, p := range committed {
+			if sb, ok := shadowBlobs[p]; ok && sb != headBlobs[p] {
+				diverged[p] = true
+				d.Diverged = append(d.Diverged, p)
+			}
+		}
 	}
-	return kept, paths, nil
+	var rest []string
+	for _, p := range candidates {
+		if !inCommit[p] || diverged[p] {
+			rest = append(rest, p)
+		}
+	}
+	if len(rest) == 0 {
+		return d, nil
+	}
+	// A file whose worktree content is the commit's has nothing left to carry (it was committed
+	// by an earlier, unlinked commit, or the user settled it): carrying it would be fake work.
+	changes, err := en.WorktreeChanges(ctx, rest)
+	if err != nil {
+		return d, err
+	}
+	for _, ch := range changes {
+		if !ch.Delete && headBlobs[ch.Path] == ch.OID {
+			d.Settled = append(d.Settled, ch.Path)
+		}
+	}
+	return d, nil
 }
 
 // blobOIDs looks up the blobs of paths in a commit, through the cat-file process.

@@ -199,8 +199,8 @@ func (en *Engine) drain(ctx context.Context, sess *session.Session, others map[s
 			res = en.DeleteShadow(ctx, sess, d, others)
 		case session.Condense:
 			// Files the session touched since the decision (a condensation a later hook
-			// performs) are carry-forward candidates too: carry-forward replaces files_touched.
-			d.CarryForward = session.MergeSorted(d.CarryForward, sess.State.FilesTouched)
+			// performs) are carried too: carry-forward replaces files_touched.
+			d.CarryForward = session.MergeSorted(d.CarryForward, touchedSince(sess.State, d))
 			res = en.perform(ctx, sess, events.Event{}, d)
 		default:
 			res = en.perform(ctx, sess, events.Event{}, next)
@@ -213,6 +213,22 @@ func (en *Engine) drain(ctx context.Context, sess *session.Session, others map[s
 			return results, nil // git is failing: leave the rest for the next hook
 		}
 	}
+}
+
+// touchedSince are the session's files that a pending condensation's commit neither contains
+// nor settled: those touched after the decision, when a later hook performs it.
+func touchedSince(s session.State, c session.Condense) []string {
+	skip := map[string]bool{}
+	for _, p := range append(append([]string(nil), c.Commit.Files...), c.Commit.Settled...) {
+		skip[p] = true
+	}
+	var out []string
+	for _, p := range s.FilesTouched {
+		if !skip[p] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func failed(res []events.Event) bool {

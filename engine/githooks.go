@@ -300,6 +300,13 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		ev.Transcript = events.Transcript{Path: sess.State.TranscriptPath}
 		if id != "" && !base.Sequencer {
 			ev = en.commitFacts(ctx, sess.State, base, diff)
+			if sess.State.Recorder.PreparedID == id || session.LinksCommit(sess.State, ev) {
+				if ev, err = en.carryFacts(ctx, sess.State, ev); err != nil {
+					// Without the facts nothing counts as settled or diverged: the files the
+					// commit lacks are carried, as before content-aware checks.
+					en.Log.Warn("carry-forward facts", "session_id", sess.ID, "error", err.Error())
+				}
+			}
 		}
 		tried := pendingIDs(sess.State)
 		input := en.Event(ev)

@@ -104,8 +104,16 @@ type GitCommitted struct {
 	// Overlap: the commit contains this session's work (content-aware, spec §3.8).
 	Overlap bool `json:"overlap,omitempty"`
 	// TranscriptGrew: the live transcript has lines past the condensed offset.
-	TranscriptGrew bool       `json:"transcript_grew,omitempty"`
-	Transcript     Transcript `json:"transcript"`
+	TranscriptGrew bool `json:"transcript_grew,omitempty"`
+	// Facts for carry-forward, gathered when the commit links the session. Diverged are the
+	// session's committed files whose committed content is not its last checkpoint's (partial
+	// staging: the rest is still the agent's); Settled are its files whose worktree content is
+	// the commit's (nothing left to carry); TurnEdited are the files the transcript shows the
+	// agent editing since the last condensation, for a session that has touched none yet.
+	Diverged   []string   `json:"diverged,omitempty"`
+	Settled    []string   `json:"settled,omitempty"`
+	TurnEdited []string   `json:"turn_edited,omitempty"`
+	Transcript Transcript `json:"transcript"`
 }
 
 // EventType implements Payload.

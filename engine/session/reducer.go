@@ -30,7 +30,7 @@ type WriteShadowCheckpoint struct {
 type Condense struct {
 	Commit      events.GitCommitted `json:"commit"`
 	Provisional bool                `json:"provisional,omitempty"` // mid-turn: finalized at turn end
-	// CarryForward are the files touched before condensation, candidates for carry-forward.
+	// CarryForward are the session's files that stay uncommitted agent work (carryForward).
 	CarryForward []string `json:"carry_forward,omitempty"`
 }
 
@@ -139,8 +139,35 @@ func condenseFor(s State, d events.GitCommitted) (Condense, bool) {
 	return Condense{
 		Commit:       d,
 		Provisional:  phase == PhaseActive,
-		CarryForward: cloneStrings(s.FilesTouched),
+		CarryForward: carryForward(s, d, phase == PhaseActive),
 	}, true
+}
+
+// carryForward decides which of the session's files stay uncommitted agent work after a linked
+// commit (content-aware, spec §3.8 and seed scenario 7): those the commit does not contain, or
+// contains with other content than the session's (partial staging), unless the worktree holds
+// the commit's content. A mid-turn commit before any checkpoint takes the transcript's edits.
+func carryForward(s State, d events.GitCommitted, provisional bool) []string {
+	candidates := s.FilesTouched
+	if len(candidates) == 0 && provisional {
+		candidates = d.TurnEdited
+	}
+	inCommit, diverged, settled := set(d.Files), set(d.Diverged), set(d.Settled)
+	var out []string
+	for _, p := range candidates {
+		if (!inCommit[p] || diverged[p]) && !settled[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func set(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, x := range list {
+		m[x] = true
+	}
+	return m
 }
 
 // LinksCommit reports whether a commit with these facts would carry the session's work, as

@@ -162,11 +162,11 @@ func TestDecideInputEvents(t *testing.T) {
 		{"commit without trailer, HEAD is the base", nil, commit(func(g *events.GitCommitted) { g.CheckpointID, g.Commit = "", rBase }),
 			every[[]Effect](nil)},
 		{"trailer, overlap, files touched", nil, overlap, byPhase[[]Effect](
-			[]Effect{condense(true, overlap, "b.go", "d.go")},
-			[]Effect{condense(false, overlap, "b.go", "d.go")},
-			[]Effect{condense(false, overlap, "b.go", "d.go")})},
+			[]Effect{condense(true, overlap, "d.go")},
+			[]Effect{condense(false, overlap, "d.go")},
+			[]Effect{condense(false, overlap, "d.go")})},
 		{"trailer, no overlap, files touched", nil, noOverlap, byPhase[[]Effect](
-			[]Effect{condense(true, noOverlap, "b.go", "d.go")}, []Effect{migrate}, []Effect{migrate})},
+			[]Effect{condense(true, noOverlap, "d.go")}, []Effect{migrate}, []Effect{migrate})},
 		{"trailer, overlap, steps but no files", func(s *State) { s.FilesTouched = nil }, overlap, byPhase[[]Effect](
 			[]Effect{condense(true, overlap)}, []Effect{condense(false, overlap)}, []Effect{migrate})},
 		{"trailer, overlap, nothing new, transcript grew", nothingNew, grew, byPhase[[]Effect](
@@ -180,6 +180,23 @@ func TestDecideInputEvents(t *testing.T) {
 		// checkpoint whatever the commit's facts say now.
 		{"trailer prepared for this session, nothing new, no overlap", func(s *State) { nothingNew(s); s.Recorder.PreparedID = cpNew },
 			noOverlap, byPhase[[]Effect]([]Effect{condense(true, noOverlap)}, []Effect{condense(false, noOverlap)}, []Effect{condense(false, noOverlap)})},
+		// Carry-forward (seed scenario 7): a committed file whose content is not the agent's last
+		// stays the agent's; a file whose worktree holds the commit's content is settled.
+		{"trailer, partial staging of a touched file", nil, commit(func(g *events.GitCommitted) { g.Overlap, g.Diverged = true, []string{"b.go"} }),
+			byPhase[[]Effect](
+				[]Effect{condense(true, commit(func(g *events.GitCommitted) { g.Overlap, g.Diverged = true, []string{"b.go"} }), "b.go", "d.go")},
+				[]Effect{condense(false, commit(func(g *events.GitCommitted) { g.Overlap, g.Diverged = true, []string{"b.go"} }), "b.go", "d.go")},
+				[]Effect{condense(false, commit(func(g *events.GitCommitted) { g.Overlap, g.Diverged = true, []string{"b.go"} }), "b.go", "d.go")})},
+		{"trailer, the other touched file settled", nil, commit(func(g *events.GitCommitted) { g.Overlap, g.Settled = true, []string{"d.go"} }),
+			byPhase[[]Effect](
+				[]Effect{condense(true, commit(func(g *events.GitCommitted) { g.Overlap, g.Settled = true, []string{"d.go"} }))},
+				[]Effect{condense(false, commit(func(g *events.GitCommitted) { g.Overlap, g.Settled = true, []string{"d.go"} }))},
+				[]Effect{condense(false, commit(func(g *events.GitCommitted) { g.Overlap, g.Settled = true, []string{"d.go"} }))})},
+		{"mid-turn commit before any checkpoint carries the transcript's edits", nothingNew,
+			commit(func(g *events.GitCommitted) { g.TranscriptGrew, g.TurnEdited = true, []string{"b.go", "e.go"} }),
+			byPhase[[]Effect](
+				[]Effect{condense(true, commit(func(g *events.GitCommitted) { g.TranscriptGrew, g.TurnEdited = true, []string{"b.go", "e.go"} }), "e.go")},
+				[]Effect{migrate}, []Effect{migrate})},
 		{"trailer prepared for another commit", func(s *State) { nothingNew(s); s.Recorder.PreparedID = cpOld },
 			noOverlap, every[[]Effect]([]Effect{migrate})},
 	}
@@ -327,12 +344,12 @@ func TestEvolve(t *testing.T) {
 			func(s *State, p Phase) {
 				s.LastInteractionTime = &at
 				g := commit(func(g *events.GitCommitted) { g.Overlap = true })
-				s.Recorder.Pending = []Condense{{Commit: g, Provisional: p == PhaseActive, CarryForward: []string{"b.go", "d.go"}}}
+				s.Recorder.Pending = []Condense{{Commit: g, Provisional: p == PhaseActive, CarryForward: []string{"d.go"}}}
 			}},
 		{"commit with trailer, no overlap", nil, commit(nil), func(s *State, p Phase) {
 			s.LastInteractionTime = &at
 			if p == PhaseActive {
-				s.Recorder.Pending = []Condense{{Commit: commit(nil), Provisional: true, CarryForward: []string{"b.go", "d.go"}}}
+				s.Recorder.Pending = []Condense{{Commit: commit(nil), Provisional: true, CarryForward: []string{"d.go"}}}
 			}
 		}},
 		{"commit consumes the prepared link", func(s *State) { s.Recorder.PreparedID = cpOld }, commit(func(g *events.GitCommitted) { g.CheckpointID = "" }),
