@@ -124,7 +124,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	if hasTrailer {
 		return nil
 	}
-	linked, err := en.linkedSessions(ctx, sessions, term)
+	linked, byAgent, err := en.linkedSessions(ctx, sessions, term)
 	if err != nil || len(linked) == 0 {
 		return err
 	}
@@ -149,18 +149,17 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		}
 	}
 	crashPoint("journaled:" + string(events.TypeCommitPrepared))
-	if source == "message" || !term.Available() {
+	if source == "message" || byAgent {
 		return writeMessage(file, checkpoint.AppendTrailer(msg, id))
 	}
 	return writeMessage(file, checkpoint.InsertTrailerWithComment(msg, id, agent, prompt))
 }
 
 // linkedSessions decides which sessions the staged commit carries work of. An agent committing
-// during its turn (no terminal) links the active sessions; otherwise the staged changes decide,
-// content-aware. An overlap check that fails counts as overlap: a link too many costs a
-// checkpoint, a link too few loses the session's record of the commit.
-func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, term Terminal) ([]session.State, error) {
-	var linked []session.State
+// during its turn (no terminal: byAgent) links the active sessions; otherwise the staged
+// changes decide, content-aware. An overlap check that fails counts as overlap: a link too
+// many costs a checkpoint, a link too few loses the session's record of the commit.
+func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, term Terminal) (linked []session.State, byAgent bool, err error) {
 	if !term.Available() {
 		for _, s := range sessions {
 			if s.Phase == session.PhaseActive {
@@ -168,19 +167,19 @@ func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, 
 			}
 		}
 		if len(linked) > 0 {
-			return linked, nil
+			return linked, true, nil
 		}
 	}
 	staged, err := en.Repo.StagedChanges(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for _, s := range sessions {
 		if session.LinksCommit(s, en.commitFacts(ctx, s, events.GitCommitted{CheckpointID: "-"}, staged)) {
 			linked = append(linked, s)
 		}
 	}
-	return linked, nil
+	return linked, false, nil
 }
 
 // commitFacts completes a commit's facts for one session with the content-aware overlap check,

@@ -436,14 +436,7 @@ func turnFiles(s State, d events.TurnEnded) []string {
 
 // agentFiles is the rule of turnFiles.
 func agentFiles(edited, dirty, dirtyAtStart []string) []string {
-	isDirty := map[string]bool{}
-	for _, p := range dirty {
-		isDirty[p] = true
-	}
-	wasDirty := map[string]bool{}
-	for _, p := range dirtyAtStart {
-		wasDirty[p] = true
-	}
+	isDirty, wasDirty := set(dirty), set(dirtyAtStart)
 	var out []string
 	for _, p := range edited {
 		if isDirty[p] {
@@ -513,13 +506,10 @@ func (s *State) scanned(pos events.Transcript, prompts []string) {
 
 // Intersect is the elements of a that are in b, in a's order (file lists of a session).
 func Intersect(a, b []string) []string {
-	set := make(map[string]bool, len(b))
-	for _, x := range b {
-		set[x] = true
-	}
+	in := set(b)
 	var out []string
 	for _, x := range a {
-		if set[x] {
+		if in[x] {
 			out = append(out, x)
 		}
 	}
