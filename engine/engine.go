@@ -296,12 +296,14 @@ func (en *Engine) dirtyStatus(ctx context.Context) ([]gitexec.StatusEntry, error
 	return out, nil
 }
 
+// statusPaths are the paths of a status, each once: git lists a path twice when the index and
+// the worktree disagree about what it is (`git rm --cached` leaves "D " and "??" entries).
 func statusPaths(st []gitexec.StatusEntry) []string {
 	out := make([]string, 0, len(st))
 	for _, e := range st {
 		out = append(out, e.Path)
 	}
-	return out
+	return session.MergeSorted(nil, out)
 }
 
 // treeOf resolves the tree of a commit (no new process: the repository's cat-file batch).
