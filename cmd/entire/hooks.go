@@ -132,11 +132,10 @@ func (h *hookRun) claude(verb string) error {
 	if !h.settings.Enabled {
 		return nil
 	}
-	if in.SessionID == "" && (verb == "user-prompt-submit" || verb == "stop") {
-		in.SessionID = "unknown"
-	}
+	// A payload without a session ID is refused, not recorded under a made-up one (issue 11):
+	// sessions of different conversations must never share a journal.
 	if err := claudecode.ValidateSessionID(in.SessionID); err != nil {
-		return fmt.Errorf("reject session id: %w", err)
+		return fmt.Errorf("reject session id: %w; the hook is not recorded", err)
 	}
 	h.log = h.log.With("session_id", in.SessionID)
 	if in.TranscriptPath == "" {
