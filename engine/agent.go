@@ -158,7 +158,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	in.Transcript = pos
 	in.Prompts = scan.Prompts
 	in.Usage = scan.Usage
-	in.Summary = scan.LastAssistant
+	in.Summary = claudecode.Truncate(scan.LastAssistant, claudecode.MaxTextBytes)
 	st, err := en.dirtyStatus(ctx)
 	if err != nil {
 		return err

@@ -78,7 +78,7 @@ func (sc *scanner) user(content gjson.Result) {
 		return
 	}
 	if p := StripTags(text); p != "" {
-		sc.s.Prompts = append(sc.s.Prompts, p)
+		sc.s.Prompts = append(sc.s.Prompts, Truncate(p, MaxTextBytes))
 	}
 }
 

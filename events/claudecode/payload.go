@@ -64,7 +64,7 @@ func ParseHookInput(data []byte) (HookInput, error) {
 		TranscriptPath:       str("transcript_path"),
 		Cwd:                  str("cwd"),
 		HookEventName:        str("hook_event_name"),
-		Prompt:               str("prompt"),
+		Prompt:               Truncate(str("prompt"), MaxTextBytes),
 		Source:               str("source"),
 		Reason:               str("reason"),
 		LastAssistantMessage: str("last_assistant_message"),
