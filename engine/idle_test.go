@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/entirerec/entire/gitexec/gittest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/gitexec/gittest"
 )
 
 func TestGitHookIdle(t *testing.T) {

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/entirerec/entire/gitexec/gittest"
 	"io"
 	"log/slog"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/gitexec"
+	"github.com/entirerec/entire/gitexec/gittest"
 )
 
 // metaChange is a mutate for updateMetadataBranch that adds one file and counts its calls

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"github.com/entirerec/entire/gitexec/gittest"
 	"sort"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/gitexec"
+	"github.com/entirerec/entire/gitexec/gittest"
 )
 
 // TestStashedFiles: only session files that left the worktree before the turn, and that the

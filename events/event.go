@@ -44,6 +44,7 @@ const (
 	TypeCheckpointsFinalized    Type = "checkpoints_finalized"
 	TypeEffectFailed            Type = "effect_failed"
 	TypeTaskCheckpointWritten   Type = "task_checkpoint_written"
+	TypeCheckpointRepaired      Type = "checkpoint_repaired"
 )
 
 // Payload is the type-specific part of an event, stored under "data".
@@ -122,6 +123,8 @@ func newPayload(t Type) (Payload, error) {
 		return &CommitPrepared{}, nil
 	case TypeSessionDiscarded:
 		return &SessionDiscarded{}, nil
+	case TypeCheckpointRepaired:
+		return &CheckpointRepaired{}, nil
 	case TypeShadowCheckpointWritten:
 		return &ShadowCheckpointWritten{}, nil
 	case TypeShadowCheckpointSkipped:
@@ -164,6 +167,8 @@ func deref(p Payload) Payload {
 	case *CommitPrepared:
 		return *v
 	case *SessionDiscarded:
+		return *v
+	case *CheckpointRepaired:
 		return *v
 	case *ShadowCheckpointWritten:
 		return *v

@@ -34,6 +34,7 @@ func samples() []Payload {
 		EffectFailed{Effect: "condense", CheckpointID: "0123456789ab", Error: "boom"},
 		CommitPrepared{CheckpointID: "0123456789ab"},
 		SessionDiscarded{Reason: "entire reset"},
+		CheckpointRepaired{CheckpointID: "0123456789ab", UserCommit: "c", MetadataCommit: "m"},
 		Rewound{Branch: "x", Commit: "c", BaseCommit: "b", Files: []string{"a"}, Transcript: tr, Prompts: []string{"p"}, Undo: true},
 	}
 }
@@ -63,7 +64,7 @@ func TestRoundTripEveryType(t *testing.T) {
 	for _, typ := range []Type{TypeSessionStarted, TypeTurnStarted, TypeTurnEnded, TypeSessionStopped, TypeGitCommitted,
 		TypeCommitPrepared, TypeSessionDiscarded, TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
 		TypeShadowBranchDeleted, TypeCheckpointCondensed, TypeCarriedForward,
-		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed, TypeRewound} {
+		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed, TypeRewound, TypeCheckpointRepaired} {
 		if !seen[typ] {
 			t.Errorf("no round-trip sample for %s", typ)
 		}

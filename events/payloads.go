@@ -129,6 +129,17 @@ type CommitPrepared struct {
 // EventType implements Payload.
 func (CommitPrepared) EventType() Type { return TypeCommitPrepared }
 
+// CheckpointRepaired records that entire doctor wrote a missing checkpoint a commit's trailer
+// names, from what the session recorded; the session's own state is left as it was.
+type CheckpointRepaired struct {
+	CheckpointID   string `json:"checkpoint_id"`
+	UserCommit     string `json:"user_commit"`
+	MetadataCommit string `json:"metadata_commit"`
+}
+
+// EventType implements Payload.
+func (CheckpointRepaired) EventType() Type { return TypeCheckpointRepaired }
+
 // SessionDiscarded records that a maintenance command (doctor, clean, reset) removes the
 // session's state: journaled first, so a removal a crash interrupted is finished by the next
 // hook or command.

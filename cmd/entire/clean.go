@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/entirerec/entire/engine/maintenance"
-	"github.com/entirerec/entire/gitexec"
 
 	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/maintenance"
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/gitexec"
 )
 
 // cleanCmd is `entire clean` (spec §5.4, §10): list the shadow branches no session state

@@ -3,18 +3,24 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"github.com/entirerec/entire/engine/maintenance"
 	"os"
 	"strings"
 
 	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/maintenance"
+	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/engine/setup"
 )
 
-// doctorCmd is `entire doctor` (spec §5.4, §10): find stuck sessions and condense, discard or
-// skip each. Without a terminal it only lists them and what --force would do: condense the
-// sessions with uncondensed work into a checkpoint of their own, discard the others.
+// doctorCmd is `entire doctor` (spec §5.4, §10): check the record and the sessions, print each
+// finding with its fix, and exit 1 while something is wrong. The record's invariant is checked
+// first (every Entire-Checkpoint trailer on a local branch names a checkpoint that exists or is
+// pending), then the git hooks, damaged journals and stuck sessions. Without a terminal it only
+// lists what --force would do: write a missing checkpoint from the session that recorded it,
+// condense stuck sessions with uncondensed work into a checkpoint of their own, discard the
+// others. Pending work is finished before anything is checked.
 type doctorCmd struct {
-	Force bool `short:"f" help:"Condense stuck sessions with work and discard those without, without asking."`
+	Force bool `short:"f" help:"Repair what can be repaired, condense stuck sessions with work and discard those without, without asking."`
 }
 
 func (c *doctorCmd) Run(e *env) error {
@@ -23,16 +29,98 @@ func (c *doctorCmd) Run(e *env) error {
 		return err
 	}
 	defer closeEngine()
-	stuck, err := maintenance.New(en).FindStuck(e.ctx)
+	m := maintenance.New(en)
+	problems, err := c.checkRecord(e, m)
+	if err != nil {
+		return err
+	}
+	problems += checkHooksAndJournals(e, en)
+	stuck, err := m.FindStuck(e.ctx)
 	if err != nil {
 		return err
 	}
 	if len(stuck) == 0 {
 		fmt.Fprintln(e.stdout, "No stuck sessions.")
-		return nil
+	} else {
+		n, err := c.stuckSessions(e, en, stuck)
+		if err != nil {
+			return err
+		}
+		problems += n
 	}
+	if problems > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d problem(s) left; see above", problems)}
+	}
+	return nil
+}
+
+// checkRecord reports the trailers whose checkpoint is missing and, with --force, writes each
+// from the session that recorded it. It returns the problems left.
+func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error) {
+	dangling, err := m.DanglingTrailers(e.ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(dangling) == 0 {
+		fmt.Fprintln(e.stdout, "Every Entire-Checkpoint trailer names a checkpoint.")
+		return 0, nil
+	}
+	problems := 0
+	fmt.Fprintln(e.stdout, "Commits whose checkpoint is missing:")
+	for _, d := range dangling {
+		fmt.Fprintf(e.stdout, "  %s names checkpoint %s, which is not on entire/checkpoints/v1\n", d.Commit[:7], d.CheckpointID)
+		switch {
+		case d.Session == "":
+			fmt.Fprintln(e.stdout, "    No session recorded it, so it cannot be written.")
+			problems++
+		case !c.Force:
+			fmt.Fprintf(e.stdout, "    --force would write it from session %s\n", d.Session)
+			problems++
+		default:
+			if err := m.RepairTrailer(e.ctx, d); err != nil {
+				fmt.Fprintf(e.stdout, "    Could not write it: %v\n", err)
+				problems++
+				continue
+			}
+			fmt.Fprintf(e.stdout, "    Wrote it from session %s (see `entire explain -c %s`)\n", d.Session, d.CheckpointID)
+		}
+	}
+	return problems, nil
+}
+
+// checkHooksAndJournals reports missing git hooks, sessions whose journal cannot be read and
+// pending work that could not be finished. It returns the problems found.
+func checkHooksAndJournals(e *env, en *engine.Engine) int {
+	problems := 0
+	if hooks, err := en.Repo.GitPath(e.ctx, "hooks"); err == nil && !setup.GitHooksInstalled(hooks) {
+		fmt.Fprintln(e.stdout, "Git hooks are not installed: commits are not linked. Run `entire enable`.")
+		problems++
+	}
+	ids, err := en.Store.IDs()
+	if err != nil {
+		fmt.Fprintf(e.stdout, "Sessions cannot be listed: %v\n", err)
+		return problems + 1
+	}
+	for _, id := range ids {
+		s, err := en.Store.Peek(id)
+		switch {
+		case err != nil:
+			fmt.Fprintf(e.stdout, "Session %s cannot be read: %v\n", id, err)
+			problems++
+		case len(session.Pending(s)) > 0:
+			fmt.Fprintf(e.stdout, "Session %s has pending work git would not do (see .entire/logs/entire.log); the next hook retries it.\n", id)
+			problems++
+		}
+	}
+	return problems
+}
+
+// stuckSessions lists the stuck sessions and condenses, discards or skips each; it returns
+// how many are left stuck.
+func (c *doctorCmd) stuckSessions(e *env, en *engine.Engine, stuck []maintenance.StuckSession) (int, error) {
 	term := newTerminal()
 	interactive := !c.Force && term.Available()
+	left := 0
 	fmt.Fprintln(e.stdout, "Stuck sessions:")
 	for _, st := range stuck {
 		fmt.Fprintf(e.stdout, "  %s (%s; %s)\n", st.State.SessionID, st.Reason, describeWork(st))
@@ -44,16 +132,20 @@ func (c *doctorCmd) Run(e *env) error {
 			action = term.chooseDoctor(st)
 		default:
 			fmt.Fprintf(e.stdout, "    --force would %s it\n", st.Default)
+			left++
 			continue
 		}
+		if action == maintenance.DoctorSkip {
+			left++
+		}
 		if err := c.apply(e, en, st, action); err != nil {
-			return err
+			return left, err
 		}
 	}
 	if !c.Force && !interactive {
 		fmt.Fprintln(e.stdout, "Nothing was changed. Run `entire doctor --force` to do this.")
 	}
-	return nil
+	return left, nil
 }
 
 func (c *doctorCmd) apply(e *env, en *engine.Engine, st maintenance.StuckSession, action maintenance.DoctorAction) error {

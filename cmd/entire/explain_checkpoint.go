@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/history"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/history"
 	"github.com/entirerec/entire/events"
 )
 

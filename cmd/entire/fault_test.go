@@ -332,5 +332,8 @@ func faultVerify(w *stressWorld, repo string, a *stressAgent, c faultCase) {
 	if state.Phase != "ended" {
 		t.Errorf("phase %q after session-end", state.Phase)
 	}
+	if out, err := w.output(repo, w.bin, "doctor"); err != nil {
+		t.Errorf("entire doctor finds the record damaged: %v\n%s", err, out)
+	}
 	w.checkLocks()
 }

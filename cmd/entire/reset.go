@@ -3,8 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/maintenance"
 	"strings"
+
+	"github.com/entirerec/entire/engine/maintenance"
 )
 
 // resetCmd is `entire reset` (spec §10): forget the sessions based on HEAD and HEAD's shadow

@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/history"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/history"
 	"github.com/entirerec/entire/gitexec"
 )
 

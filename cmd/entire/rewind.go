@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/history"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/history"
 )
 
 // rewindCmd is `entire rewind` (spec §10): go back to a checkpoint's files and transcript, or

@@ -586,6 +586,12 @@ func (w *stressWorld) verify(elapsed time.Duration) {
 	}
 	w.checkLogs()
 	w.checkLocks()
+	// Last, doctor's own check of the invariant (after the checks above: it finishes pending work).
+	if len(w.trees) > 0 {
+		if out, err := w.output(w.trees[0].dir, w.bin, "doctor"); err != nil {
+			w.t.Errorf("entire doctor finds the record damaged: %v\n%s", err, out)
+		}
+	}
 	var byType []string
 	for _, typ := range stressKeys(v.eventsByType) {
 		byType = append(byType, fmt.Sprintf("%s=%d", typ, v.eventsByType[typ]))

@@ -3,15 +3,15 @@ package checkpoint_test
 import (
 	"context"
 	"errors"
-	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
-	"github.com/entirerec/entire/gitexec/gittest"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/gitexec/gittest"
 )
 
 func TestReadChunkedTranscript(t *testing.T) {

@@ -41,6 +41,16 @@ func ParseCheckpointTrailer(msg string) (string, bool) {
 	return m[1], true
 }
 
+// CheckpointTrailers are all valid Entire-Checkpoint trailers in msg, in order (a squash of
+// linked commits carries several).
+func CheckpointTrailers(msg string) []string {
+	var ids []string
+	for _, m := range checkpointTrailerRe.FindAllStringSubmatch(msg, -1) {
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
 // AppendTrailer adds the trailer with the plain-append rule of spec §4.3: join an existing
 // trailer block at the end of the message, or open one after a blank line.
 func AppendTrailer(msg, id string) string {

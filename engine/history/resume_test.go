@@ -3,9 +3,6 @@ package history
 import (
 	"context"
 	"errors"
-	"github.com/entirerec/entire/engine"
-	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
-	"github.com/entirerec/entire/gitexec/gittest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +10,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/gitexec"
+	"github.com/entirerec/entire/gitexec/gittest"
 )
 
 func TestRestoreFor(t *testing.T) {

@@ -3,9 +3,9 @@ package history
 import (
 	"context"
 	"fmt"
-	"github.com/entirerec/entire/engine"
 	"os"
 
+	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"

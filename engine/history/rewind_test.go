@@ -3,8 +3,6 @@ package history
 import (
 	"context"
 	"errors"
-	"github.com/entirerec/entire/engine"
-	"github.com/entirerec/entire/gitexec/gittest"
 	"io"
 	"log/slog"
 	"os"
@@ -15,9 +13,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/gitexec"
+	"github.com/entirerec/entire/gitexec/gittest"
 )
 
 func TestFindRewindPoint(t *testing.T) {

@@ -3,9 +3,9 @@ package maintenance
 import (
 	"context"
 	"fmt"
-	"github.com/entirerec/entire/engine"
 	"time"
 
+	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/entirerec/entire/engine"
-	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
-	"github.com/entirerec/entire/gitexec/gittest"
 	"io"
 	"log/slog"
 	"os"
@@ -16,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/gitexec"
+	"github.com/entirerec/entire/gitexec/gittest"
 )
 
 var mtNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

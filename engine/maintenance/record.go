@@ -1,0 +1,133 @@
+package maintenance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/events"
+)
+
+// DanglingTrailer is an Entire-Checkpoint trailer on a local branch whose checkpoint is neither
+// on entire/checkpoints/v1 nor pending in a session's journal: the record's invariant broken.
+type DanglingTrailer struct {
+	Commit       string
+	CheckpointID string
+	Session      string // the session whose journal linked the commit; "" when none did
+}
+
+// DanglingTrailers checks the invariant of the record: every trailer of every commit on a local
+// branch (entire's own branches aside) names a checkpoint that exists or is pending.
+func (en *Maintenance) DanglingTrailers(ctx context.Context) ([]DanglingTrailer, error) {
+	out, err := en.Repo.Run(ctx, nil, "log", "--exclude=entire/*", "--branches", "--grep=Entire-Checkpoint:",
+		"--format=%H%x00%B%x01")
+	if err != nil {
+		return nil, fmt.Errorf("list linked commits: %w", err)
+	}
+	known := map[string]bool{}
+	if rd, err := checkpoint.NewReader(ctx, en.Repo); err != nil {
+		return nil, err
+	} else if ids, err := rd.ListCommitted(ctx); err != nil {
+		return nil, err
+	} else {
+		for _, id := range ids {
+			known[id] = true
+		}
+	}
+	states, err := en.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range states {
+		for _, c := range s.Recorder.Pending {
+			known[c.Commit.CheckpointID] = true
+		}
+	}
+	var dangling []DanglingTrailer
+	for _, rec := range strings.Split(string(out), "\x01") {
+		commit, msg, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x00")
+		if !ok {
+			continue
+		}
+		for _, id := range checkpoint.CheckpointTrailers(msg) {
+			if !known[id] {
+				dangling = append(dangling, DanglingTrailer{Commit: commit, CheckpointID: id, Session: en.linkedBy(id)})
+				known[id] = true // one finding per ID (an amend keeps the trailer on a new commit)
+			}
+		}
+	}
+	return dangling, nil
+}
+
+// linkedBy is the session whose journal linked checkpoint id (prepare-commit-msg's decision or
+// a condensation into it), or "". A commit journaled to a session it did not link does not count.
+func (en *Maintenance) linkedBy(id string) string {
+	ids, err := en.Store.IDs()
+	if err != nil {
+		return ""
+	}
+	needle := []byte(`"checkpoint_id":"` + id + `"`)
+	for _, sid := range ids {
+		data, err := os.ReadFile(en.Store.JournalPath(sid))
+		if err != nil {
+			continue
+		}
+		for _, line := range bytes.Split(data, []byte{'\n'}) {
+			if bytes.Contains(line, needle) && (bytes.Contains(line, []byte(`"type":"commit_prepared"`)) ||
+				bytes.Contains(line, []byte(`"type":"checkpoint_condensed"`))) {
+				return sid
+			}
+		}
+	}
+	return ""
+}
+
+// ErrCannotRepair reports a dangling trailer no session recorded: there is nothing to write
+// its checkpoint from.
+var ErrCannotRepair = errors.New("no session recorded this checkpoint")
+
+// RepairTrailer writes the checkpoint a dangling trailer names, from what its session recorded
+// (the session's transcript, prompts and the commit's files), and journals that it did. The
+// session's own state is left as it is: its current work stays uncondensed.
+func (en *Maintenance) RepairTrailer(ctx context.Context, d DanglingTrailer) error {
+	if d.Session == "" {
+		return ErrCannotRepair
+	}
+	sess, err := en.Store.Open(d.Session)
+	if err != nil {
+		return err
+	}
+	defer engine.CloseSession(en.Engine, sess)
+	parents, err := en.Repo.CommitParents(ctx, d.Commit)
+	if err != nil {
+		return err
+	}
+	parent := ""
+	if len(parents) > 0 {
+		parent = string(parents[0])
+	}
+	diff, err := en.Repo.DiffTree(ctx, parent, d.Commit)
+	if err != nil {
+		return err
+	}
+	c := events.GitCommitted{Commit: d.Commit, CheckpointID: d.CheckpointID}
+	for _, e := range diff {
+		c.Files = append(c.Files, e.Path)
+	}
+	res, err := en.Condense(ctx, sess.State, session.Condense{Commit: c})
+	if err != nil {
+		return err
+	}
+	for _, e := range res {
+		if w, ok := e.Data.(events.CheckpointCondensed); ok {
+			return sess.Append(en.Event(events.CheckpointRepaired{CheckpointID: w.CheckpointID, UserCommit: d.Commit, MetadataCommit: w.MetadataCommit}))
+		}
+	}
+	return fmt.Errorf("repair checkpoint %s: nothing written", d.CheckpointID)
+}
