@@ -151,6 +151,9 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if scan, pos, in.Flushed, err = waitForTurnEnd(ctx, in.Transcript.Path, from, scan, pos, lastAssistant, started); err != nil {
 		return err
 	}
+	if !in.Flushed {
+		en.Log.Warn("transcript not flushed within the wait; recording what is there", "path", in.Transcript.Path, "wait", flushWait.String())
+	}
 	if scan.LastAssistant == "" {
 		scan.LastAssistant = lastAssistant
 	}

@@ -141,6 +141,18 @@ func (h *hookRun) claude(verb string) error {
 	if in.TranscriptPath == "" {
 		in.TranscriptPath = defaultTranscriptPath(h.repo.TopLevel, in.SessionID)
 	}
+	// The transcript path is input, not a trusted path: anything but a transcript (a FIFO, a
+	// directory, a private file) is never read into the record.
+	if err := claudecode.CheckTranscript(in.TranscriptPath); errors.Is(err, claudecode.ErrNotTranscript) {
+		h.log.Error("transcript rejected", "error", err.Error())
+		in.TranscriptPath = ""
+	}
+	if in.AgentTranscriptPath != "" {
+		if err := claudecode.CheckTranscript(in.AgentTranscriptPath); errors.Is(err, claudecode.ErrNotTranscript) {
+			h.log.Error("subagent transcript rejected", "error", err.Error())
+			in.AgentTranscriptPath = ""
+		}
+	}
 	en := h.engine()
 	ctx := h.e.ctx
 	tr := events.Transcript{Path: in.TranscriptPath}

@@ -1,0 +1,69 @@
+package claudecode
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/tidwall/gjson"
+)
+
+// MaxTranscriptBytes bounds the transcript a hook reads: a path naming anything larger is
+// refused rather than read into a checkpoint.
+const MaxTranscriptBytes = 1 << 30
+
+// ErrNotTranscript reports a transcript path that names something other than a transcript: a
+// directory, a device or FIFO, an oversized file, or a file whose first line is not a JSON
+// object (a private notes file, /etc/passwd).
+var ErrNotTranscript = errors.New("not a transcript")
+
+// CheckTranscript decides whether path may be read as a transcript: a regular file (after
+// symbolic links) of at most MaxTranscriptBytes, empty or starting with a JSON object line. It
+// never blocks: a FIFO is refused from its mode, and the file is opened non-blocking. A missing
+// file is fs.ErrNotExist (it may appear later).
+func CheckTranscript(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: %s is a %s, not a regular file", ErrNotTranscript, path, kind(fi.Mode()))
+	case fi.Size() > MaxTranscriptBytes:
+		return fmt.Errorf("%w: %s is %d bytes, more than %d", ErrNotTranscript, path, fi.Size(), MaxTranscriptBytes)
+	case fi.Size() == 0:
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 1<<20).ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: %s: %v", ErrNotTranscript, path, err)
+	}
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || !gjson.ValidBytes(line) {
+		return fmt.Errorf("%w: the first line of %s is not a JSON object", ErrNotTranscript, path)
+	}
+	return nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
