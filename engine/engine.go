@@ -40,9 +40,11 @@ type Engine struct {
 // New returns an engine for repo.
 func New(repo *gitexec.Repo, log *slog.Logger, stderr io.Writer) *Engine {
 	home, _ := os.UserHomeDir()
+	store := session.NewStore(repo.CommonDir)
+	store.Log = log
 	return &Engine{
 		Repo:   repo,
-		Store:  session.NewStore(repo.CommonDir),
+		Store:  store,
 		Log:    log,
 		Stderr: stderr,
 		Now:    time.Now,

@@ -96,6 +96,11 @@ func checkHooksAndJournals(e *env, en *engine.Engine) int {
 		fmt.Fprintln(e.stdout, "Git hooks are not installed: commits are not linked. Run `entire enable`.")
 		problems++
 	}
+	damaged, _ := en.Store.Damaged()
+	for _, p := range damaged {
+		fmt.Fprintf(e.stdout, "A damaged journal was set aside at %s; its session went on from the events before the damage. Inspect it, then delete it.\n", p)
+		problems++
+	}
 	ids, err := en.Store.IDs()
 	if err != nil {
 		fmt.Fprintf(e.stdout, "Sessions cannot be listed: %v\n", err)

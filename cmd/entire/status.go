@@ -46,6 +46,12 @@ func (c *statusCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if damaged, _ := en.Store.Damaged(); len(damaged) > 0 {
+		fmt.Fprintln(e.stdout, "\nDamaged journals set aside (their sessions went on; see `entire doctor`):")
+		for _, p := range damaged {
+			fmt.Fprintf(e.stdout, "  %s\n", p)
+		}
+	}
 	groups := map[string][]session.State{}
 	for _, s := range states {
 		if s.EndedAt == nil {

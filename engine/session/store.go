@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,6 +20,7 @@ import (
 // <git-common-dir>/entire-sessions/<id>.jsonl and <id>.json.
 type Store struct {
 	Dir string
+	Log *slog.Logger // where a damaged journal set aside is reported; nil: nowhere
 }
 
 // NewStore returns the store inside a git common directory.
@@ -44,7 +46,26 @@ type Session struct {
 
 // Open locks the session's journal and loads its state from the snapshot plus the journal tail,
 // or by replaying the whole journal when the snapshot is missing or does not match.
+//
+// A journal damaged before its last line (a disk error, an editor) is set aside once
+// (quarantine) and the session goes on from the events before the damage.
 func (st Store) Open(id string) (*Session, error) {
+	s, err := st.open(id)
+	var ce *journal.CorruptError
+	if !errors.As(err, &ce) {
+		return s, err
+	}
+	log := st.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if qerr := st.quarantine(id, ce, log); qerr != nil {
+		return nil, errors.Join(err, qerr)
+	}
+	return st.open(id)
+}
+
+func (st Store) open(id string) (*Session, error) {
 	j, err := journal.Open(st.JournalPath(id))
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
@@ -57,7 +78,11 @@ func (st Store) Open(id string) (*Session, error) {
 	}
 	s.State = state
 	// A repaired journal or a stale snapshot is rewritten on Close.
-	if _, repaired := j.Repaired(); repaired || stale {
+	cut, repaired := j.Repaired()
+	if repaired && st.Log != nil {
+		st.Log.Warn("journal's torn last line cut (a write interrupted by a crash)", "session_id", id, "bytes", cut)
+	}
+	if repaired || stale {
 		s.dirty = true
 	}
 	return s, nil
