@@ -98,13 +98,22 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 	if err != nil {
 		return err
 	}
-	id, ok := checkpoint.ParseCheckpointTrailer(msg)
-	if !ok {
+	ids := checkpoint.CheckpointTrailers(msg)
+	if len(ids) == 0 {
 		fmt.Fprintf(x.out, "No associated Entire checkpoint\n\nCommit %s does not have an Entire-Checkpoint trailer.\n", short(sha, 7))
 		fmt.Fprintln(x.out, "It was not made during a recorded session, or the trailer was removed.")
 		return nil
 	}
-	return c.explainCheckpoint(x, id)
+	// A squash of linked commits carries a trailer for each: explain them all, in order.
+	for i, id := range ids {
+		if i > 0 {
+			fmt.Fprintln(x.out)
+		}
+		if err := c.explainCheckpoint(x, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // linked lists the commits reachable from HEAD that link to id (any checkpoint when id is "").

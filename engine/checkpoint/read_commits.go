@@ -20,7 +20,7 @@ type LinkedCommit struct {
 }
 
 // LinkedCommits lists, newest first, the commits reachable from rev that carry a checkpoint
-// trailer (only those naming id, when id is not ""), at most limit of them (0: all), with one
+// trailer (one entry per trailer, in the message's order) (only those naming id, when id is not ""), at most limit of them (0: all), with one
 // git log.
 func LinkedCommits(ctx context.Context, repo *gitexec.Repo, rev, id string, limit int) ([]LinkedCommit, error) {
 	want := "[0-9a-f]{12}"
@@ -38,12 +38,13 @@ func LinkedCommits(ctx context.Context, repo *gitexec.Repo, rev, id string, limi
 	}
 	var out []LinkedCommit
 	for _, f := range recs {
-		cp, ok := ParseCheckpointTrailer(f[3])
-		if !ok || (id != "" && cp != id) {
-			continue
-		}
 		date, _ := time.Parse(time.RFC3339, f[1])
-		out = append(out, LinkedCommit{SHA: gitexec.OID(f[0]), CheckpointID: cp, Subject: subject(f[3]), Date: date, Author: f[2]})
+		// A squash of linked commits carries several trailers: each links its checkpoint.
+		for _, cp := range CheckpointTrailers(f[3]) {
+			if id == "" || cp == id {
+				out = append(out, LinkedCommit{SHA: gitexec.OID(f[0]), CheckpointID: cp, Subject: subject(f[3]), Date: date, Author: f[2]})
+			}
+		}
 	}
 	return out, nil
 }
