@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entirerec/entire/engine/session"
 	"strconv"
 
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -123,6 +124,7 @@ func (en *Engine) slotEntries(ctx context.Context, tip gitexec.OID, dir string) 
 // slotWrite is the content of one session slot.
 type slotWrite struct {
 	meta       checkpoint.CommittedMetadata
+	commit     []string          // the files of the commit the slot is written for (nil: not a commit's)
 	transcript *storedTranscript // nil when no transcript could be read
 	prompts    []byte            // prompt.txt; nil when there were no prompts
 	context    []byte            // context.md; nil when there were no prompts
@@ -141,6 +143,7 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 	for i, m := range slots {
 		if m.SessionID == w.meta.SessionID {
 			slot = i
+			w.meta = amended(m, w.meta, w.commit)
 			break
 		}
 	}
@@ -183,6 +186,20 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		return nil, 0, err
 	}
 	return changes, slot, nil
+}
+
+// amended is the metadata of a session's slot written again into the same checkpoint (an
+// amended commit keeps its trailer; a retried condensation): it covers what the slot covered
+// that the commit still contains, and its transcript scope starts where the earlier one did.
+func amended(old, m checkpoint.CommittedMetadata, commit []string) checkpoint.CommittedMetadata {
+	if commit != nil {
+		m.FilesTouched = session.MergeSorted(m.FilesTouched, session.Intersect(old.FilesTouched, commit))
+	}
+	if old.CheckpointTranscriptStart < m.CheckpointTranscriptStart {
+		m.CheckpointTranscriptStart, m.TranscriptLinesAtStart = old.CheckpointTranscriptStart, old.TranscriptLinesAtStart
+		m.TranscriptIdentifierAtStart = old.TranscriptIdentifierAtStart
+	}
+	return m
 }
 
 // replaceDir writes blobs (and already stored files, named relative to dir) into dir and

@@ -99,6 +99,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	if err != nil {
 		return nil, err
 	}
+	w.commit = c.Files
 	w.meta = checkpoint.CommittedMetadata{
 		CLIVersion:                  Version,
 		CheckpointID:                c.CheckpointID,

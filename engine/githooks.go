@@ -114,6 +114,16 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		if hasTrailer {
 			return nil
 		}
+		if amend { // --amend -m: the commit replaces HEAD, whose trailers it keeps
+			if prev, err := en.Repo.CommitMessage(ctx, string(head)); err == nil {
+				if ids := checkpoint.CheckpointTrailers(prev); len(ids) > 0 {
+					for _, id := range ids {
+						msg = checkpoint.AppendTrailer(msg, id)
+					}
+					return writeMessage(file, msg)
+				}
+			}
+		}
 		for _, s := range sessions {
 			if s.BaseCommit == string(head) && s.LastCheckpointID != "" {
 				return writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID))
