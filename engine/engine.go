@@ -107,10 +107,7 @@ func (en *Engine) RemoveSession(ctx context.Context, id, reason string) error {
 	if err := sess.Append(en.Event(events.SessionDiscarded{Reason: reason})); err != nil {
 		return err
 	}
-	if err := sess.Sync(); err != nil {
-		return err
-	}
-	if err := en.Store.WriteSnapshot(sess.State); err != nil {
+	if err := sess.SyncState(); err != nil {
 		return err
 	}
 	_, err = en.drain(ctx, sess, nil, nil)
@@ -136,7 +133,7 @@ func (en *Engine) record(sess *session.Session, input events.Event) ([]session.E
 		return nil, err
 	}
 	if len(effects) > 0 || len(sess.State.Recorder.Pending) > len(before.Recorder.Pending) {
-		if err := sess.Sync(); err != nil {
+		if err := sess.SyncState(); err != nil {
 			return nil, err
 		}
 	}

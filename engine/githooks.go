@@ -215,7 +215,7 @@ func (en *Engine) appendDurably(id string, p events.Payload) error {
 	if err := sess.Append(en.Event(p)); err != nil {
 		return err
 	}
-	return sess.Sync()
+	return sess.SyncState()
 }
 
 func writeMessage(file, msg string) error {

@@ -49,7 +49,7 @@ func TestStressConcurrentHooks(t *testing.T) {
 	}
 	bin := stressBinary(t)
 	for round := 1; round <= stressRounds; round++ {
-		t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) { stressRound(t, bin) })
+		t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) { stressRound(t, bin, false) })
 	}
 }
 
@@ -75,6 +75,7 @@ type stressWorld struct {
 	home     string
 	env      []string
 	failures string // git hooks that exited non-zero, recorded by the PATH wrapper
+	faults   bool   // inject faults: killed post-commits and a metadata ref lock held by others
 	common   string // the git common dir
 	base     string // the commit every session starts on
 	trees    []*stressTree
@@ -101,7 +102,7 @@ type stressAgent struct {
 	pending []string   // files of finished turns not staged yet
 }
 
-func stressRound(t *testing.T, bin string) {
+func stressRound(t *testing.T, bin string, faults bool) {
 	start := time.Now()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -110,7 +111,7 @@ func stressRound(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w := &stressWorld{t: t, ctx: ctx, bin: bin, root: root, home: filepath.Join(root, "home"),
-		failures: filepath.Join(root, "hook-failures.log")}
+		failures: filepath.Join(root, "hook-failures.log"), faults: faults}
 	w.setup()
 	defer func() {
 		if t.Failed() {
@@ -143,14 +144,62 @@ func stressRound(t *testing.T, bin string) {
 			}
 		})
 	}
+	stopLocks := make(chan struct{})
+	var locks sync.WaitGroup
+	if faults {
+		locks.Go(func() { w.holdMetadataLock(stopLocks) })
+	}
 	all.Wait()
+	close(stopLocks)
+	locks.Wait()
 	for _, err := range hookErrs {
 		t.Error(err)
 	}
-	if data, err := os.ReadFile(w.failures); err == nil {
+	if data, err := os.ReadFile(w.failures); err == nil && !faults {
 		t.Errorf("git hooks exited non-zero:\n%s", data)
+	} else if faults {
+		t.Logf("hooks killed by the injected faults: %d", bytes.Count(data, []byte("exit ")))
+	}
+	if faults {
+		// What the faults left pending is finished by the next entire command in its worktree
+		// (a condensation reads the worktree's files, so each worktree finishes its own).
+		for _, tr := range w.trees {
+			if out, err := w.output(tr.dir, w.bin, "status"); err != nil {
+				t.Errorf("entire status: %v\n%s", err, out)
+			}
+		}
 	}
 	w.verify(time.Since(start))
+}
+
+// TestStressWithFaults is a stress round in which every second commit's post-commit is killed
+// after writing its checkpoint and before journaling it, and another process keeps taking the
+// metadata branch's ref lock for a while (as a fetch or gc would): the record must still end
+// whole, and entire doctor must find nothing wrong.
+func TestStressWithFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress test: spawns hundreds of processes")
+	}
+	stressRound(t, stressBinary(t), true)
+}
+
+// holdMetadataLock takes the metadata branch's ref lock for 300 ms every second until stop.
+func (w *stressWorld) holdMetadataLock(stop <-chan struct{}) {
+	lock := filepath.Join(w.common, "refs", "heads", "entire", "checkpoints", "v1.lock")
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(700 * time.Millisecond):
+		}
+		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			continue // git holds it right now
+		}
+		f.Close()
+		time.Sleep(300 * time.Millisecond)
+		os.Remove(lock)
+	}
 }
 
 // setup creates the repository with a first commit, enables entire, commits what enable wrote
@@ -229,6 +278,17 @@ func (w *stressWorld) enabledRepo(dir, readme string) {
 	}
 	w.mustGit(dir, "add", "-A")
 	w.mustGit(dir, "commit", "-q", "-m", "enable entire")
+}
+
+// cmdEnv is cmd without stdin and with extra environment variables.
+func (w *stressWorld) cmdEnv(dir string, extra []string, name string, args ...string) (string, error) {
+	c := exec.CommandContext(w.ctx, name, args...)
+	c.Dir, c.Env = dir, append(append([]string(nil), w.env...), extra...)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("%s %s (in %s): %w\n%s", filepath.Base(name), strings.Join(args, " "), dir, err, out)
+	}
+	return string(out), err
 }
 
 // cmd runs a process in dir with the round's environment and returns its combined output.
@@ -441,7 +501,12 @@ func (w *stressWorld) commitLoop(tr *stressTree, done <-chan struct{}) error {
 		if len(staged) == 0 {
 			continue
 		}
-		if _, err := w.cmd(tr.dir, nil, "git", "commit", "-q", "-m", fmt.Sprintf("stress commit %d on %s", n, tr.branch)); err != nil {
+		var extra []string
+		if w.faults && n%2 == 0 {
+			// post-commit dies after writing the checkpoint, before journaling it.
+			extra = []string{"ENTIRE_TEST_CRASH_AT=condense:metadata-written"}
+		}
+		if _, err := w.cmdEnv(tr.dir, extra, "git", "commit", "-q", "-m", fmt.Sprintf("stress commit %d on %s", n, tr.branch)); err != nil {
 			return err
 		}
 		tr.commits++
@@ -752,6 +817,9 @@ func (w *stressWorld) readJournal(a *stressAgent) stressJournal {
 		}
 	}
 	for _, f := range j.failures {
+		if w.faults {
+			continue // a held lock makes effects fail; what matters is the record at the end
+		}
 		t.Errorf("session %s: journal records a failed effect: %s", a.id, f)
 	}
 	return j

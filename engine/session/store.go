@@ -185,6 +185,18 @@ func (s *Session) Remove() error {
 	return errors.Join(errs...)
 }
 
+// SyncState makes the journal durable and writes the snapshot now, so that other processes'
+// session briefs see pending work this process may not live to finish.
+func (s *Session) SyncState() error {
+	if err := s.Sync(); err != nil {
+		return err
+	}
+	if !s.State.Exists() {
+		return nil
+	}
+	return s.store.WriteSnapshot(s.State)
+}
+
 // Close makes the journal durable, writes the snapshot atomically and releases the lock.
 func (s *Session) Close() error {
 	if s.j == nil {
