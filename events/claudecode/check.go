@@ -43,15 +43,21 @@ func CheckTranscript(path string) error {
 		return err
 	}
 	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 1<<20).ReadBytes('\n')
+	const window = 64 << 10
+	line, err := bufio.NewReaderSize(io.LimitReader(f, window), window).ReadBytes('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("%w: %s: %v", ErrNotTranscript, path, err)
 	}
+	whole := bytes.HasSuffix(line, []byte{'\n'}) || int64(len(line)) == fi.Size()
 	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' || !gjson.ValidBytes(line) {
-		return fmt.Errorf("%w: the first line of %s is not a JSON object", ErrNotTranscript, path)
+	switch {
+	case len(line) == 0 || line[0] != '{':
+	case whole && gjson.ValidBytes(line):
+		return nil
+	case !whole && bytes.HasPrefix(line, []byte(`{"`)):
+		return nil // a first line longer than the window (a huge prompt) that opens a JSON object
 	}
-	return nil
+	return fmt.Errorf("%w: the first line of %s is not a JSON object", ErrNotTranscript, path)
 }
 
 func kind(m fs.FileMode) string {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -36,6 +37,7 @@ func TestCheckTranscript(t *testing.T) {
 		{"empty", write("empty.jsonl", ""), true},
 		{"one line without newline", write("b.jsonl", `{"type":"user"}`), true},
 		{"symlink to a transcript", link, true},
+		{"a first line longer than the window", write("long.jsonl", `{"type":"user","message":{"content":"`+strings.Repeat("x", 1<<20)+`"}}`+"\n"), true},
 		{"passwd-like", write("passwd", "root:x:0:0:root:/root:/bin/bash\n"), false},
 		{"notes", write("notes.md", "# private notes\n"), false},
 		{"pretty JSON document", write("doc.json", "{\n  \"a\": 1\n}\n"), false},
