@@ -27,6 +27,8 @@ fuzz: ## Run each fuzz target for a short while.
 	$(GO) test -run '^$$' -fuzz FuzzReadFrom -fuzztime 20s ./events/journal/
 	$(GO) test -run '^$$' -fuzz FuzzScanBytes -fuzztime 20s ./events/claudecode/
 	$(GO) test -run '^$$' -fuzz FuzzParseHookInput -fuzztime 20s ./events/claudecode/
+	$(GO) test -run '^$$' -fuzz FuzzCheckTranscript -fuzztime 20s ./events/claudecode/
+	$(GO) test -run '^$$' -fuzz FuzzJSONL -fuzztime 20s ./engine/redact/
 
 bench: ## Run the Go benchmarks of the hot paths, then the end-to-end harness (bench-e2e).
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -2,7 +2,9 @@ package claudecode
 
 import (
 	"bytes"
+	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -75,7 +77,43 @@ func FuzzParseHookInput(f *testing.F) {
 			}
 		}
 		_ = ValidateSessionID(in.SessionID)
+		if len(in.Prompt) > MaxTextBytes+64 {
+			t.Fatalf("prompt of %d bytes kept, over the cap of %d", len(in.Prompt), MaxTextBytes)
+		}
 		_ = StripTags(in.Prompt)
 		_ = CommitSubject(in.Prompt)
+	})
+}
+
+// FuzzCheckTranscript: whatever a transcript path holds, the check decides without panicking,
+// and what it accepts opens like a transcript: empty, or a JSON object first line.
+func FuzzCheckTranscript(f *testing.F) {
+	if data, err := os.ReadFile(sessionFile); err == nil {
+		f.Add(data[:min(len(data), 4096)])
+	}
+	f.Add([]byte(""))
+	f.Add([]byte("root:x:0:0:root:/root:/bin/bash\n"))
+	f.Add([]byte("{\n  \"a\": 1\n}\n"))
+	f.Add([]byte("\x00\x01{"))
+	path := filepath.Join(f.TempDir(), "t.jsonl")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := CheckTranscript(path)
+		if err != nil && !errors.Is(err, ErrNotTranscript) {
+			t.Fatalf("unexpected error kind: %v", err)
+		}
+		if err != nil || len(data) == 0 {
+			return
+		}
+		line, _, _ := bytes.Cut(data, []byte{'\n'})
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] != '{' {
+			t.Fatalf("accepted a first line that does not open a JSON object: %q", line)
+		}
+		if len(line) < 32<<10 && !gjson.ValidBytes(line) {
+			t.Fatalf("accepted an invalid JSON first line: %q", line)
+		}
 	})
 }
