@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,17 +21,7 @@ func TestOversizedPromptIsCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	w := &stressWorld{t: t, ctx: ctx, bin: bin, root: root, home: filepath.Join(root, "home")}
-	repo := faultSetup(w, realGit)
-	w.trees = []*stressTree{{dir: repo, branch: "main"}}
-	a := &stressAgent{w: w, id: "big-prompt", dir: repo, wrote: map[string]bool{},
-		transcript: filepath.Join(w.home, ".claude", "projects", "fault", "big-prompt.jsonl")}
+	w, a, repo := sessionWorld(t, bin, realGit, "big-prompt", time.Minute)
 	prompt := "Write a.txt " + strings.Repeat("x", 1<<20)
 	steps := []func() error{
 		func() error {

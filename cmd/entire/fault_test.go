@@ -109,19 +109,28 @@ func faultArm(w *stressWorld, at int) (disarm func() int) {
 	}
 }
 
-// playFaultCase plays the session with c's fault and checks the record.
-func playFaultCase(t *testing.T, bin, realGit string, c faultCase) {
+// sessionWorld is a hermetic repository with entire enabled and an agent session to play in
+// it through the real binary, for tests of one session; its git is the fault suite's wrapper,
+// unarmed unless a test arms it.
+func sessionWorld(t *testing.T, bin, realGit, id string, timeout time.Duration) (*stressWorld, *stressAgent, string) {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
 	w := &stressWorld{t: t, ctx: ctx, bin: bin, root: root, home: filepath.Join(root, "home")}
 	repo := faultSetup(w, realGit)
 	w.trees = []*stressTree{{dir: repo, branch: "main"}} // for dumpLogs
-	a := &stressAgent{w: w, id: "fault-session", dir: repo, wrote: map[string]bool{},
-		transcript: filepath.Join(w.home, ".claude", "projects", "fault", "fault-session.jsonl")}
+	a := &stressAgent{w: w, id: id, dir: repo, wrote: map[string]bool{},
+		transcript: filepath.Join(w.home, ".claude", "projects", "fault", id+".jsonl")}
+	return w, a, repo
+}
+
+// playFaultCase plays the session with c's fault and checks the record.
+func playFaultCase(t *testing.T, bin, realGit string, c faultCase) {
+	w, a, repo := sessionWorld(t, bin, realGit, "fault-session", 2*time.Minute)
 	defer func() {
 		if t.Failed() {
 			w.dumpLogs()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,15 +39,7 @@ func TestShadowCheckpointUnderIndexStates(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			root, err := filepath.EvalSymlinks(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			w := &stressWorld{t: t, ctx: ctx, bin: bin, root: root, home: filepath.Join(root, "home")}
-			repo := faultSetup(w, realGit)
-			w.trees = []*stressTree{{dir: repo, branch: "main"}}
+			w, a, repo := sessionWorld(t, bin, realGit, "index-session", time.Minute)
 			for name, content := range map[string]string{"keep.txt": "keep\n", "other.txt": "other\n"} {
 				if err := os.WriteFile(filepath.Join(repo, name), []byte(content), 0o644); err != nil {
 					t.Fatal(err)
@@ -56,8 +47,6 @@ func TestShadowCheckpointUnderIndexStates(t *testing.T) {
 			}
 			w.mustGit(repo, "add", "keep.txt", "other.txt")
 			w.mustGit(repo, "commit", "-q", "-m", "files")
-			a := &stressAgent{w: w, id: "index-session", dir: repo, wrote: map[string]bool{},
-				transcript: filepath.Join(w.home, ".claude", "projects", "fault", "index-session.jsonl")}
 			must := func(err error) {
 				t.Helper()
 				if err != nil {
