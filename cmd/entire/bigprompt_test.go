@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,14 +12,7 @@ import (
 // checkpoint's prompt.txt cut to the documented cap with a marker saying how much was dropped;
 // the transcript stored with the checkpoint keeps it whole.
 func TestOversizedPromptIsCapped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays a session")
-	}
-	bin := stressBinary(t)
-	realGit, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, realGit := sessionTools(t, "plays a session")
 	w, a, repo := sessionWorld(t, bin, realGit, "big-prompt", time.Minute)
 	prompt := "Write a.txt " + strings.Repeat("x", 1<<20)
 	steps := []func() error{

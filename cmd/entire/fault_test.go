@@ -50,14 +50,7 @@ type faultCase struct {
 var faultTally struct{ cases atomic.Int64 } // sessions that recovered whole
 
 func TestFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault suite: plays a session per injected fault")
-	}
-	bin := stressBinary(t)
-	realGit, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, realGit := sessionTools(t, "fault suite: plays a session per injected fault")
 	var cases []faultCase
 	for _, c := range faultCrashSteps {
 		cases = append(cases, faultCase{name: "crash/" + c.at, step: c.step, env: []string{"ENTIRE_TEST_CRASH_AT=" + c.at},
@@ -107,6 +100,20 @@ func faultArm(w *stressWorld, at int) (disarm func() int) {
 		n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 		return n
 	}
+}
+
+// sessionTools skips a session-playing test in -short mode (why says what it plays) and
+// returns the entire binary and the real git.
+func sessionTools(t *testing.T, why string) (bin, realGit string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stressBinary(t), realGit
 }
 
 // sessionWorld is a hermetic repository with entire enabled and an agent session to play in

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,14 +13,7 @@ import (
 // and unstaged edits of one file, a deletion, a type change), Stop writes the turn's temporary
 // checkpoint, with the worktree's content.
 func TestShadowCheckpointUnderIndexStates(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays a session per index state")
-	}
-	bin := stressBinary(t)
-	realGit, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, realGit := sessionTools(t, "plays a session per index state")
 	cases := []struct {
 		name string
 		user []string          // shell commands the user runs during the turn
