@@ -180,14 +180,12 @@ func (en *Engine) carryForward(ctx context.Context, s session.State, c events.Gi
 }
 
 // carryFacts gathers what the reducer's carry-forward decision needs about a linked commit
-// (events.GitCommitted Diverged, Settled, TurnEdited), in a few batched git reads.
+// (events.GitCommitted Diverged and Settled; TurnEdited comes from commitFacts), in a few
+// batched git reads.
 func (en *Engine) carryFacts(ctx context.Context, s session.State, d events.GitCommitted) (events.GitCommitted, error) {
 	candidates := s.FilesTouched
-	if len(candidates) == 0 && s.Phase.Normalize() == session.PhaseActive && s.TranscriptPath != "" {
-		if sc, err := claudecode.ScanFile(s.TranscriptPath, s.Recorder.CondensedOffset); err == nil {
-			d.TurnEdited = en.relFiles(sc.ModifiedFiles)
-			candidates = d.TurnEdited
-		}
+	if len(candidates) == 0 {
+		candidates = d.TurnEdited // commitFacts read them from the transcript
 	}
 	if len(candidates) == 0 {
 		return d, nil

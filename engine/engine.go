@@ -230,6 +230,13 @@ func touchedSince(s session.State, c session.Condense) []string {
 	return out
 }
 
+// failedEffect logs a failed effect and returns the event that records it; key is the
+// checkpoint ID of a condensation, so the failure is tied to its pending work.
+func (en *Engine) failedEffect(sess *session.Session, eff session.Effect, key string, err error) []events.Event {
+	en.Log.Error("effect failed", "effect", eff.EffectName(), "session_id", sess.ID, "checkpoint_id", key, "error", err.Error())
+	return []events.Event{en.Event(events.EffectFailed{Effect: eff.EffectName(), CheckpointID: key, Error: err.Error()})}
+}
+
 func failed(res []events.Event) bool {
 	for _, e := range res {
 		if _, ok := e.Data.(events.EffectFailed); ok {
@@ -261,8 +268,7 @@ func (en *Engine) perform(ctx context.Context, sess *session.Session, input even
 		err = fmt.Errorf("unknown effect %T", eff)
 	}
 	if err != nil {
-		en.Log.Error("effect failed", "effect", eff.EffectName(), "session_id", sess.ID, "checkpoint_id", key, "error", err.Error())
-		return []events.Event{en.Event(events.EffectFailed{Effect: eff.EffectName(), CheckpointID: key, Error: err.Error()})}
+		return en.failedEffect(sess, eff, key, err)
 	}
 	return res
 }

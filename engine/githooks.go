@@ -32,8 +32,9 @@ func (en *Engine) worktreeSessions() ([]session.State, error) {
 // linkFacts decides whether a set of changed files carries a session's work. overlap is the
 // content-aware check of the seeds: a touched file that existed before always counts, a new
 // file counts only when its content is the session's (the shadow branch's blob). grew reports
-// transcript activity since the last condensation that edited one of the changed files.
-func (en *Engine) linkFacts(ctx context.Context, s session.State, changes []gitexec.DiffEntry) (overlap, grew bool, err error) {
+// transcript activity since the last condensation that edited one of the changed files, and
+// edited the files the transcript shows edited there (when it was read).
+func (en *Engine) linkFacts(ctx context.Context, s session.State, changes []gitexec.DiffEntry) (overlap, grew bool, edited []string, err error) {
 	touched := map[string]bool{}
 	for _, f := range s.FilesTouched {
 		touched[f] = true
@@ -57,7 +58,7 @@ func (en *Engine) linkFacts(ctx context.Context, s session.State, changes []gite
 		} else {
 			shadow, err := en.blobOIDs(ctx, s.Recorder.LastShadowCommit, newFiles)
 			if err != nil {
-				return false, false, err
+				return false, false, nil, err
 			}
 			for _, p := range newFiles {
 				if overlap, err = en.sameNewFile(ctx, shadow, p, newOIDs[p]); err != nil || overlap {
@@ -67,27 +68,28 @@ func (en *Engine) linkFacts(ctx context.Context, s session.State, changes []gite
 		}
 	}
 	if s.Phase == session.PhaseEnded || s.TranscriptPath == "" {
-		return overlap, false, nil
+		return overlap, false, nil, nil
 	}
 	// Outside a turn the transcript only matters for a session with no work of its own whose
 	// files the commit overlaps (shouldCondense); don't read it on every commit otherwise.
 	if s.Phase.Normalize() != session.PhaseActive && (s.HasNewContent() || !overlap) {
-		return overlap, false, nil
+		return overlap, false, nil, nil
 	}
 	fi, err := os.Stat(s.TranscriptPath)
 	if err != nil || fi.Size() <= s.Recorder.CondensedOffset {
-		return overlap, false, nil
+		return overlap, false, nil, nil
 	}
 	sc, err := claudecode.ScanFile(s.TranscriptPath, s.Recorder.CondensedOffset)
 	if err != nil {
-		return overlap, false, nil
+		return overlap, false, nil, nil
 	}
 	paths := make([]string, 0, len(changes))
 	for _, c := range changes {
 		paths = append(paths, c.Path)
 	}
-	grew = len(session.Intersect(en.relFiles(sc.ModifiedFiles), paths)) > 0
-	return overlap, grew, nil
+	edited = en.relFiles(sc.ModifiedFiles)
+	grew = len(session.Intersect(edited, paths)) > 0
+	return overlap, grew, edited, nil
 }
 
 // PrepareCommitMsg adds the Entire-Checkpoint trailer to a commit that carries session work
@@ -198,7 +200,12 @@ func (en *Engine) commitFacts(ctx context.Context, s session.State, base events.
 	ev := base
 	ev.Transcript = events.Transcript{Path: s.TranscriptPath}
 	var err error
-	if ev.Overlap, ev.TranscriptGrew, err = en.linkFacts(ctx, s, changes); err != nil {
+	var edited []string
+	ev.Overlap, ev.TranscriptGrew, edited, err = en.linkFacts(ctx, s, changes)
+	if len(s.FilesTouched) == 0 && s.Phase.Normalize() == session.PhaseActive {
+		ev.TurnEdited = edited // carry-forward's candidates before any checkpoint (one scan)
+	}
+	if err != nil {
 		en.Log.Warn("overlap check failed; counted as overlap", "session_id", s.SessionID, "error", err.Error())
 		ev.Overlap = true
 	}
@@ -247,11 +254,20 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	at := en.ObserveCommit(ctx, string(head))
-	sessions, err := en.worktreeSessions()
-	if err != nil || len(sessions) == 0 {
+	all, err := en.worktreeSessions()
+	if err != nil {
 		return err
 	}
+	var sessions []session.State
+	for _, s := range all {
+		if s.Recorder.LastCommit != string(head) { // recorded already (by a hook after a crash)
+			sessions = append(sessions, s)
+		}
+	}
+	if len(sessions) == 0 {
+		return nil
+	}
+	at := en.ObserveCommit(ctx, string(head))
 	msg, err := en.Repo.CommitMessage(ctx, string(head))
 	if err != nil {
 		return err
@@ -281,9 +297,6 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 	}()
 	others := map[string]session.State{}
 	for _, peek := range sessions {
-		if peek.Recorder.LastCommit == string(head) {
-			continue // recorded already (by a hook that found the commit after a crash)
-		}
 		if peek.Phase == session.PhaseEnded && !peek.HasNewContent() && len(session.Pending(peek)) == 0 {
 			continue // finished sessions cost nothing to later commits
 		}
@@ -411,7 +424,7 @@ func (en *Engine) unrecordedHead(ctx context.Context, sessions []session.State) 
 func (en *Engine) DeleteShadow(ctx context.Context, sess *session.Session, d session.DeleteShadow, others map[string]session.State) []events.Event {
 	peers, err := en.worktreeSessions()
 	if err != nil {
-		return en.failedEffect(sess, d, err)
+		return en.failedEffect(sess, d, "", err)
 	}
 	for _, o := range peers {
 		if fresh, ok := others[o.SessionID]; ok {
@@ -439,17 +452,11 @@ func (en *Engine) DeleteShadow(ctx context.Context, sess *session.Session, d ses
 		}
 	}
 	if err != nil {
-		return en.failedEffect(sess, d, err)
+		return en.failedEffect(sess, d, "", err)
 	}
 	crashPoint("delete-shadow:deleted")
 	fmt.Fprintf(en.Stderr, "[entire] Cleaned up shadow branch: %s\n", d.Branch)
 	return []events.Event{en.Event(events.ShadowBranchDeleted{Branch: d.Branch, Commit: string(tip)})}
-}
-
-// failedEffect logs a failed effect and returns the event that records it.
-func (en *Engine) failedEffect(sess *session.Session, eff session.Effect, err error) []events.Event {
-	en.Log.Warn("effect failed", "effect", eff.EffectName(), "session_id", sess.ID, "error", err.Error())
-	return []events.Event{en.Event(events.EffectFailed{Effect: eff.EffectName(), Error: err.Error()})}
 }
 
 // sameNewFile decides whether a new file in a commit is the session's. Missing from the shadow

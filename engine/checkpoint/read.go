@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -119,7 +120,7 @@ func (r *Reader) ListCommitted(ctx context.Context) ([]string, error) {
 	ids := []string{}
 	for _, p := range strings.Split(string(out), "\x00") {
 		parts := strings.Split(p, "/")
-		if len(parts) == 3 && parts[2] == "metadata.json" && len(parts[0]) == 2 && ValidCheckpointID(parts[0]+parts[1]) {
+		if len(parts) == 3 && parts[2] == "metadata.json" && len(parts[0]) == 2 && events.ValidCheckpointID(parts[0]+parts[1]) {
 			ids = append(ids, parts[0]+parts[1])
 		}
 	}
@@ -169,7 +170,7 @@ func (r *Reader) ReadCheckpointInfo(ctx context.Context, id string) (*Checkpoint
 }
 
 func (r *Reader) read(ctx context.Context, id string, transcripts bool) (*Checkpoint, error) {
-	if !ValidCheckpointID(id) || r.Tip == "" {
+	if !events.ValidCheckpointID(id) || r.Tip == "" {
 		return nil, ErrCheckpointNotFound
 	}
 	cp := CheckpointPath(id)
@@ -300,7 +301,7 @@ func fillSlot(ctx context.Context, repo *gitexec.Repo, s *Slot, entries []gitexe
 // CheckpointAuthor is "Name <email>" of the metadata-branch commit that first wrote the
 // checkpoint ("" when unknown).
 func (r *Reader) CheckpointAuthor(ctx context.Context, id string) (string, error) {
-	if r.Tip == "" || !ValidCheckpointID(id) {
+	if r.Tip == "" || !events.ValidCheckpointID(id) {
 		return "", nil
 	}
 	out, err := r.Repo.Run(ctx, nil, "log", "--diff-filter=A", "--format=%an <%ae>", string(r.Tip), "--", CheckpointPath(id)+"/metadata.json")

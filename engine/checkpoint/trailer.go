@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/entirerec/entire/events"
 )
 
 // CheckpointTrailer is the key linking a user commit to its committed checkpoint.
@@ -16,9 +14,6 @@ const CheckpointTrailer = "Entire-Checkpoint"
 var (
 	checkpointTrailerRe = regexp.MustCompile(`Entire-Checkpoint:\s*([0-9a-f]{12})(?:\s|$)`)
 )
-
-// ValidCheckpointID reports whether id is 12 lowercase hex characters.
-func ValidCheckpointID(id string) bool { return events.ValidCheckpointID(id) }
 
 // NewCheckpointID returns a random 12-hex ID (also used for turn IDs), spec §4.1.
 func NewCheckpointID() (string, error) {
