@@ -29,6 +29,11 @@ fuzz: ## Run each fuzz target for a short while.
 	$(GO) test -run '^$$' -fuzz FuzzParseHookInput -fuzztime 20s ./events/claudecode/
 	$(GO) test -run '^$$' -fuzz FuzzCheckTranscript -fuzztime 20s ./events/claudecode/
 	$(GO) test -run '^$$' -fuzz FuzzJSONL -fuzztime 20s ./engine/redact/
+	for p in gemini cursor codex copilot opencode droid; do \
+	  $(GO) test -run '^$$' -fuzz FuzzScan -fuzztime 20s ./events/$$p/ && \
+	  $(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./events/$$p/ || exit 1; \
+	done
+	$(GO) test -run '^$$' -fuzz FuzzMergeLines -fuzztime 20s ./events/opencode/
 
 bench: ## Run the Go benchmarks of the hot paths, then the end-to-end harness (bench-e2e).
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -10,29 +11,41 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/gitexec"
 )
+
+// reader is the transcript reader of an agent named by its metadata type; an unknown or
+// empty type (a state written before agents were recorded) reads as the default agent's.
+func reader(agentType string) agent.Transcript {
+	a, _ := agents.ByType(agentType)
+	return a
+}
 
 // flushWait bounds how long turn end waits for the agent to finish writing its transcript.
 const flushWait = 3 * time.Second
 
 // scanPosition reads the transcript from a known position to its end, returning the new
 // complete-line position. A different file than before is read from the start.
-func scanPosition(path string, from events.Transcript) (claudecode.Scan, events.Transcript, error) {
+func scanPosition(rd agent.Transcript, path string, from events.Transcript) (agent.Scan, events.Transcript, error) {
 	pos := events.Transcript{Path: path}
 	if path == "" {
-		return claudecode.Scan{}, pos, nil
+		return agent.Scan{}, pos, nil
 	}
 	if from.Path != path {
 		from = events.Transcript{Path: path}
 	}
 	if fi, err := os.Stat(path); err != nil {
-		return claudecode.Scan{}, from, fmt.Errorf("stat transcript: %w", err)
+		return agent.Scan{}, from, fmt.Errorf("stat transcript: %w", err)
 	} else if fi.Size() < from.Offset {
 		from = events.Transcript{Path: path} // rewritten: start over
 	}
-	sc, err := claudecode.ScanFile(path, from.Offset)
+	sc, err := rd.ScanFile(path, from)
+	if errors.Is(err, agent.ErrPastEnd) {
+		from = events.Transcript{Path: path} // replaced or cut: start over
+		sc, err = rd.ScanFile(path, from)
+	}
 	if err != nil {
 		return sc, from, err
 	}
@@ -49,6 +62,7 @@ func scanPosition(path string, from events.Transcript) (claudecode.Scan, events.
 // records the transcript position and the dirty worktree before the agent acts, and decides
 // whether the shadow branch continues or starts afresh (seed "single branch with overlap").
 func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
+	en.closeOpenTurn(ctx, in.SessionID, in.Agent, in.Transcript.Path)
 	wt, err := en.worktreeFacts(ctx)
 	if err != nil {
 		return err
@@ -66,7 +80,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 		return fmt.Errorf("session ID conflict: session %s belongs to worktree %s, not %s", in.SessionID, s.WorktreePath, wt.Path)
 	}
 	in.Worktree = wt
-	if sc, pos, err := scanPosition(in.Transcript.Path, s.Recorder.Scanned); err == nil {
+	if sc, pos, err := scanPosition(reader(in.Agent), in.Transcript.Path, s.Recorder.Scanned); err == nil {
 		in.Transcript = pos
 		in.PriorPrompts = sc.Prompts
 	} else {
@@ -144,11 +158,12 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	defer CloseSession(en, sess)
 	s := sess.State
 	from := s.Recorder.Scanned
-	scan, pos, err := scanPosition(in.Transcript.Path, from)
+	rd := reader(in.Agent)
+	scan, pos, err := scanPosition(rd, in.Transcript.Path, from)
 	if err != nil {
 		return err
 	}
-	if scan, pos, in.Flushed, err = waitForTurnEnd(ctx, in.Transcript.Path, from, scan, pos, lastAssistant, started); err != nil {
+	if scan, pos, in.Flushed, err = waitForTurnEnd(ctx, rd, in.Transcript.Path, from, scan, pos, lastAssistant, started); err != nil {
 		return err
 	}
 	if !in.Flushed {
@@ -157,11 +172,11 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if scan.LastAssistant == "" {
 		scan.LastAssistant = lastAssistant
 	}
-	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: fileSource(in.Transcript.Path, pos.Offset)}
+	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: fileSource(in.Transcript.Path, pos.Offset).of(rd)}
 	in.Transcript = pos
 	in.Prompts = scan.Prompts
 	in.Usage = scan.Usage
-	in.Summary = claudecode.Truncate(scan.LastAssistant, claudecode.MaxTextBytes)
+	in.Summary = agent.Truncate(scan.LastAssistant, agent.MaxTextBytes)
 	st, err := en.dirtyStatus(ctx)
 	if err != nil {
 		return err
@@ -184,19 +199,16 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([
 	if err != nil {
 		return nil, err
 	}
-	exists := false
 	for _, s := range states {
 		if s.SessionID == in.SessionID {
-			exists = true
 			continue
 		}
 		if s.WorktreePath == wt.Path && s.BaseCommit == wt.Head && s.CheckpointCount > 0 && s.Phase != session.PhaseEnded {
 			others = append(others, s)
 		}
 	}
-	if !exists {
-		return others, nil
-	}
+	// Journaled for a new session too: its state begins with the first prompt, and a session
+	// that ends before one leaves nothing behind (session_stopped discards it).
 	sess, err := en.Store.Open(in.SessionID)
 	if err != nil {
 		return others, err
@@ -205,8 +217,30 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([
 	return others, en.Run(ctx, sess, en.Event(in))
 }
 
+// closeOpenTurn ends, from the transcript, a turn the agent never closed: for agents whose
+// turn-end hook may not fire (agent.TurnEndUnreliable), the next turn start or session end
+// records the turn first. A failure is logged; the hook goes on.
+func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, transcript string) {
+	a, _ := agents.ByType(agentType)
+	if u, ok := a.(agent.TurnEndUnreliable); !ok || !u.TurnEndUnreliable() {
+		return
+	}
+	s, err := en.Store.Peek(sessionID)
+	if err != nil || !s.Exists() || s.Phase.Normalize() != session.PhaseActive {
+		return
+	}
+	if transcript == "" {
+		transcript = s.TranscriptPath
+	}
+	en.Log.Info("closing a turn the agent did not end", "session_id", sessionID)
+	if err := en.TurnEnd(ctx, events.TurnEnded{SessionID: sessionID, Agent: agentType, Transcript: events.Transcript{Path: transcript}}, "", time.Now()); err != nil {
+		en.Log.Warn("close open turn", "session_id", sessionID, "error", err.Error())
+	}
+}
+
 // SessionEnd handles the agent's session-end hook.
 func (en *Engine) SessionEnd(ctx context.Context, in events.SessionStopped) error {
+	en.closeOpenTurn(ctx, in.SessionID, in.Agent, "")
 	if _, err := os.Stat(en.Store.JournalPath(in.SessionID)); err != nil {
 		return nil // nothing recorded for this session
 	}
@@ -229,10 +263,13 @@ func CloseSession(en *Engine, sess *session.Session) {
 // turn's last assistant message: Claude Code can run Stop before it has written the last lines
 // (agent-hooks §1.7). With the message from the payload the criterion is exact; without it,
 // the transcript tail is watched for Claude's hook_progress record or a stable size.
-func waitForTurnEnd(ctx context.Context, path string, from events.Transcript, scan claudecode.Scan, pos events.Transcript, last string, started time.Time) (claudecode.Scan, events.Transcript, bool, error) {
+func waitForTurnEnd(ctx context.Context, rd agent.Transcript, path string, from events.Transcript, scan agent.Scan, pos events.Transcript, last string, started time.Time) (agent.Scan, events.Transcript, bool, error) {
 	if last == "" {
-		flushed := claudecode.WaitForFlush(ctx, path, started, flushWait)
-		scan, pos, err := scanPosition(path, from)
+		flushed := true
+		if f, ok := rd.(agent.Flusher); ok {
+			flushed = f.WaitForFlush(ctx, path, started, flushWait)
+		}
+		scan, pos, err := scanPosition(rd, path, from)
 		return scan, pos, flushed, err
 	}
 	deadline := started.Add(flushWait)
@@ -242,7 +279,7 @@ func waitForTurnEnd(ctx context.Context, path string, from events.Transcript, sc
 		}
 		time.Sleep(50 * time.Millisecond)
 		var err error
-		if scan, pos, err = scanPosition(path, from); err != nil {
+		if scan, pos, err = scanPosition(rd, path, from); err != nil {
 			return scan, pos, false, err
 		}
 	}

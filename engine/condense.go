@@ -11,7 +11,7 @@ import (
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -19,9 +19,10 @@ import (
 // else the copy on the session's shadow tip.
 func (en *Engine) sessionTranscript(ctx context.Context, s session.State) (tsource, events.Transcript, error) {
 	// Only the part after what the hooks already read is scanned to find the position.
-	_, pos, err := scanPosition(s.TranscriptPath, s.Recorder.Scanned)
+	rd := reader(s.AgentType)
+	_, pos, err := scanPosition(rd, s.TranscriptPath, s.Recorder.Scanned)
 	if err == nil && s.TranscriptPath != "" {
-		return fileSource(s.TranscriptPath, pos.Offset), pos, nil
+		return fileSource(s.TranscriptPath, pos.Offset).of(rd), pos, nil
 	}
 	if err == nil {
 		err = errors.New("no transcript path")
@@ -41,14 +42,14 @@ func (en *Engine) sessionTranscript(ctx context.Context, s session.State) (tsour
 	end := bytes.LastIndexByte(blob, '\n') + 1
 	blob = blob[:end]
 	pos = events.Transcript{Lines: bytes.Count(blob, []byte{'\n'}), Offset: int64(end)}
-	return memSource(blob), pos, nil
+	return memSource(blob).of(rd), pos, nil
 }
 
 // relFiles makes transcript paths repo-relative, dropping those outside the repository.
 func (en *Engine) relFiles(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if rel, ok := claudecode.RepoRelative(en.Repo.TopLevel, en.Repo.TopLevel, p); ok {
+		if rel, ok := agent.RepoRelative(en.Repo.TopLevel, en.Repo.TopLevel, p); ok {
 			out = append(out, rel)
 		}
 	}
@@ -71,8 +72,8 @@ func (en *Engine) slotContent(ctx context.Context, s session.State, transcript t
 		w.transcript = &st
 	}
 	if len(prompts) > 0 {
-		w.prompts = []byte(redact.String(claudecode.PromptsText(prompts)))
-		w.context = []byte(redact.String(claudecode.CommittedContext(prompts)))
+		w.prompts = []byte(redact.String(agent.PromptsText(prompts)))
+		w.context = []byte(redact.String(agent.CommittedContext(prompts)))
 	}
 	return w, nil
 }

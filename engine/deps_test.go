@@ -17,6 +17,7 @@ const modulePath = "github.com/entirerec/entire"
 // execExempt are the non-test packages besides gitexec allowed to run processes, each with its reason.
 var execExempt = map[string]string{
 	modulePath + "/cmd/entire-bench": "benchmark harness: times the built binary and git as separate processes",
+	modulePath + "/events/opencode":  "OpenCode keeps its transcript in a database; `opencode export` is its only way to hand it over",
 }
 
 // area is the top-level layer of a package of this module ("" for anything else).

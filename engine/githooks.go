@@ -10,7 +10,7 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -79,7 +79,7 @@ func (en *Engine) linkFacts(ctx context.Context, s session.State, changes []gite
 	if err != nil || fi.Size() <= s.Recorder.CondensedOffset {
 		return overlap, false, nil, nil
 	}
-	sc, err := claudecode.ScanFile(s.TranscriptPath, s.Recorder.CondensedOffset)
+	sc, err := reader(s.AgentType).ScanFile(s.TranscriptPath, events.Transcript{Path: s.TranscriptPath, Offset: s.Recorder.CondensedOffset})
 	if err != nil {
 		return overlap, false, nil, nil
 	}
@@ -144,14 +144,14 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	if err != nil {
 		return err
 	}
-	agent := agentOrDefault(linked[0].AgentType)
-	prompt := claudecode.LastPromptPreview(linked[0].Recorder.TurnPrompt)
+	agentType := agentOrDefault(linked[0].AgentType)
+	prompt := agent.LastPromptPreview(linked[0].Recorder.TurnPrompt)
 	if source == "message" && term.Available() {
-		ctxLines := []string{"You have an active " + agent + " session."}
+		ctxLines := []string{"You have an active " + agentType + " session."}
 		if prompt != "" {
 			ctxLines = append(ctxLines, "Last Prompt: "+prompt)
 		}
-		if !term.Confirm(ctxLines, "Link this commit to "+agent+" session context? [Y/n] ", true) {
+		if !term.Confirm(ctxLines, "Link this commit to "+agentType+" session context? [Y/n] ", true) {
 			return nil
 		}
 	}
@@ -164,7 +164,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	if source == "message" || byAgent {
 		return writeMessage(file, checkpoint.AppendTrailer(msg, id))
 	}
-	return writeMessage(file, checkpoint.InsertTrailerWithComment(msg, id, agent, prompt))
+	return writeMessage(file, checkpoint.InsertTrailerWithComment(msg, id, agentType, prompt))
 }
 
 // linkedSessions decides which sessions the staged commit carries work of. An agent committing
@@ -468,7 +468,7 @@ func (en *Engine) sameNewFile(ctx context.Context, shadow map[string]gitexec.OID
 	if !ok || sb == committed {
 		return true, nil
 	}
-	agent, ok1, err := en.Repo.ReadBlob(ctx, string(sb))
+	agentBlob, ok1, err := en.Repo.ReadBlob(ctx, string(sb))
 	if err != nil {
 		return false, err
 	}
@@ -476,7 +476,7 @@ func (en *Engine) sameNewFile(ctx context.Context, shadow map[string]gitexec.OID
 	if err != nil || !ok1 || !ok2 {
 		return false, err
 	}
-	return mostLinesFrom(mine, agent), nil
+	return mostLinesFrom(mine, agentBlob), nil
 }
 
 // mostLinesFrom reports whether at least half of part's non-blank lines occur in whole.

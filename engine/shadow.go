@@ -11,15 +11,15 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/gitexec"
 )
 
 // turnFacts is what the turn-end handler learned from the transcript, reused by the effects.
 type turnFacts struct {
-	scan       claudecode.Scan // the turn's lines
-	prompt     string          // the prompt the turn started with
-	transcript tsource         // complete lines of the whole transcript
+	scan       agent.Scan // the turn's lines
+	prompt     string     // the prompt the turn started with
+	transcript tsource    // complete lines of the whole transcript
 }
 
 // FileMode is the git mode of a worktree file, or ok=false when it is not a file.
@@ -100,12 +100,12 @@ func (en *Engine) shadowOverlay(s session.State, tf *turnFacts, subject string) 
 	if len(prompts) == 0 && tf.prompt != "" {
 		prompts = []string{tf.prompt}
 	}
-	promptText := claudecode.PromptsText(prompts)
+	promptText := agent.PromptsText(prompts)
 	summary := tf.scan.LastAssistant
 	return []NamedBlob{
 		{"prompt.txt", []byte(promptText)},
 		{"summary.txt", []byte(summary)},
-		{"context.md", []byte(claudecode.ShadowContext(s.SessionID, subject, promptText, summary, tf.scan.Actions))},
+		{"context.md", []byte(agent.ShadowContext(s.SessionID, subject, promptText, summary, tf.scan.Actions))},
 	}
 }
 
@@ -139,7 +139,7 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s session.State, in
 	if n := len(tf.scan.Prompts); n > 0 {
 		lastPrompt = tf.scan.Prompts[n-1]
 	}
-	subject := claudecode.CommitSubject(lastPrompt)
+	subject := agent.CommitSubject(lastPrompt)
 	metaDir := ".entire/metadata/" + s.SessionID
 	overlay, err := en.BlobChanges(ctx, metaDir, en.shadowOverlay(s, tf, subject))
 	if err != nil {

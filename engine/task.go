@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -38,24 +37,42 @@ func (en *Engine) preTaskPath(toolUseID string) string {
 	return filepath.Join(en.tmpDir(), "pre-task-"+toolUseID+".json")
 }
 
-// PreTask records the untracked files before a subagent (Task/Agent tool) starts, so that its
-// checkpoint can tell the files it created.
-func (en *Engine) PreTask(ctx context.Context, toolUseID string, in claudecode.TaskInput) error {
-	if !taskIDRe.MatchString(toolUseID) {
-		return fmt.Errorf("invalid tool_use_id %q", toolUseID)
+// PreTask journals a subagent launch (subagent_started) with the untracked files before it
+// starts, so that its checkpoint can tell the files it created. The spec §5.6 file
+// .entire/tmp/pre-task-<tool-use-id>.json is written from the event, for tools that read it.
+func (en *Engine) PreTask(ctx context.Context, in events.SubagentStarted) error {
+	if !taskIDRe.MatchString(in.ToolUseID) {
+		return fmt.Errorf("invalid tool_use_id %q", in.ToolUseID)
 	}
 	st, err := en.dirtyStatus(ctx)
 	if err != nil {
 		return err
 	}
-	p := preTask{ToolUseID: toolUseID, Timestamp: en.Now().UTC().Format(time.RFC3339),
-		UntrackedFiles: []string{}, SubagentType: in.SubagentType, Description: in.Description}
+	in.UntrackedFiles = []string{}
 	for _, e := range st {
 		if e.Untracked() {
-			p.UntrackedFiles = append(p.UntrackedFiles, e.Path)
+			in.UntrackedFiles = append(in.UntrackedFiles, e.Path)
 		}
 	}
-	return writePreTask(en.preTaskPath(toolUseID), p)
+	if err := en.journalTask(ctx, in); err != nil {
+		return err
+	}
+	p := preTask{ToolUseID: in.ToolUseID, Timestamp: en.Now().UTC().Format(time.RFC3339),
+		UntrackedFiles: in.UntrackedFiles, SubagentType: in.SubagentType, Description: in.Description}
+	if err := writePreTask(en.preTaskPath(in.ToolUseID), p); err != nil {
+		en.Log.Warn("write pre-task file", "error", err.Error())
+	}
+	return nil
+}
+
+// journalTask appends a subagent_started event to the session's journal.
+func (en *Engine) journalTask(ctx context.Context, in events.SubagentStarted) error {
+	sess, err := en.Store.Open(in.SessionID)
+	if err != nil {
+		return err
+	}
+	defer CloseSession(en, sess)
+	return en.Run(ctx, sess, en.Event(in))
 }
 
 func writePreTask(path string, p preTask) error {
@@ -69,31 +86,29 @@ func writePreTask(path string, p preTask) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
-func readPreTask(path string) (preTask, error) {
-	var p preTask
-	data, err := os.ReadFile(path)
+// openTask is the session's record of a launched subagent, found by tool use ID or agent ID.
+func (en *Engine) openTask(sessionID, toolUseID, agentID string) (session.OpenTask, bool) {
+	s, err := en.Store.Peek(sessionID)
 	if err != nil {
-		return p, err
+		return session.OpenTask{}, false
 	}
-	return p, json.Unmarshal(data, &p)
+	return s.Task(toolUseID, agentID)
 }
 
-// TaskEnded handles PostToolUse[Task|Agent] and SubagentStop. A subagent launched in the
-// background (async) only records its agent ID; the checkpoint is written when it stops.
+// TaskEnded handles a subagent's end (Claude's PostToolUse[Task|Agent] and SubagentStop). A
+// subagent launched in the background (async) only records its agent ID; the checkpoint is
+// written when it stops.
 func (en *Engine) TaskEnded(ctx context.Context, in events.SubagentEnded, async bool) error {
-	if in.ToolUseID == "" && in.AgentID != "" {
-		in.ToolUseID = en.findTaskByAgent(in.AgentID)
+	pre, _ := en.openTask(in.SessionID, in.ToolUseID, in.AgentID)
+	if in.ToolUseID == "" {
+		in.ToolUseID = pre.ToolUseID
 	}
 	if !taskIDRe.MatchString(in.ToolUseID) || (in.AgentID != "" && !taskIDRe.MatchString(in.AgentID)) {
 		return fmt.Errorf("invalid task ids %q / %q", in.ToolUseID, in.AgentID)
 	}
-	pre, err := readPreTask(en.preTaskPath(in.ToolUseID))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
 	if async {
-		pre.ToolUseID, pre.AgentID = in.ToolUseID, in.AgentID
-		return writePreTask(en.preTaskPath(in.ToolUseID), pre)
+		return en.journalTask(ctx, events.SubagentStarted{SessionID: in.SessionID, Agent: in.Agent, ToolUseID: in.ToolUseID,
+			SubagentType: in.SubagentType, Description: in.Description, AgentID: in.AgentID, Background: true})
 	}
 	if pre.SubagentType != "" {
 		in.SubagentType = pre.SubagentType
@@ -113,28 +128,16 @@ func (en *Engine) TaskEnded(ctx context.Context, in events.SubagentEnded, async 
 	return nil
 }
 
-// TodoStep handles PostToolUse[TodoWrite]: inside a running subagent (a pre-task file exists)
-// with changed files it writes an incremental task checkpoint.
+// TodoStep handles PostToolUse[TodoWrite]: inside a running subagent (the session's newest open
+// task) with changed files it writes an incremental task checkpoint.
 func (en *Engine) TodoStep(ctx context.Context, in events.SubagentEnded) error {
-	matches, _ := filepath.Glob(filepath.Join(en.tmpDir(), "pre-task-*.json"))
-	if len(matches) == 0 {
+	s, err := en.Store.Peek(in.SessionID)
+	if err != nil || len(s.Recorder.Tasks) == 0 {
 		return nil
 	}
-	sort.Slice(matches, func(i, j int) bool { return modTime(matches[i]).After(modTime(matches[j])) })
-	pre, err := readPreTask(matches[0])
-	if err != nil {
-		return err
-	}
+	pre := s.Recorder.Tasks[len(s.Recorder.Tasks)-1]
 	in.ToolUseID, in.Incremental = pre.ToolUseID, true
 	return en.recordTask(ctx, &in, pre.UntrackedFiles)
-}
-
-func modTime(p string) time.Time {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return time.Time{}
-	}
-	return fi.ModTime()
 }
 
 // recordTask observes the subagent's files and runs the event through the session.
@@ -150,7 +153,7 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 	}
 	var edited []string
 	if in.TranscriptPath != "" {
-		if sc, err := claudecode.ScanFile(in.TranscriptPath, 0); err == nil {
+		if sc, err := reader(in.Agent).ScanFile(in.TranscriptPath, events.Transcript{Path: in.TranscriptPath}); err == nil {
 			edited = en.relFiles(sc.ModifiedFiles)
 		}
 	}
@@ -165,7 +168,7 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 		}
 	}
 	in.Files = session.MergeSorted(session.Intersect(edited, statusPaths(st)), created)
-	if _, pos, err := scanPosition(in.Transcript.Path, en.scannedFrom(in.SessionID)); err == nil {
+	if _, pos, err := scanPosition(reader(in.Agent), in.Transcript.Path, en.scannedFrom(in.SessionID)); err == nil {
 		in.Transcript = pos
 	}
 	sess, err := en.Store.Open(in.SessionID)
@@ -174,16 +177,6 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 	}
 	defer CloseSession(en, sess)
 	return en.Run(ctx, sess, en.Event(*in))
-}
-
-func (en *Engine) findTaskByAgent(agentID string) string {
-	matches, _ := filepath.Glob(filepath.Join(en.tmpDir(), "pre-task-*.json"))
-	for _, m := range matches {
-		if p, err := readPreTask(m); err == nil && p.AgentID == agentID {
-			return p.ToolUseID
-		}
-	}
-	return ""
 }
 
 // subagentTranscript finds a subagent's transcript: the current layout
@@ -230,7 +223,7 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s session.State, inpu
 	taskDir := meta + "/tasks/" + f.ToolUseID
 	var main tsource
 	if in.Transcript.Path != "" && in.Transcript.Offset > 0 {
-		main = fileSource(in.Transcript.Path, in.Transcript.Offset)
+		main = fileSource(in.Transcript.Path, in.Transcript.Offset).of(reader(in.Agent))
 	}
 	var files []NamedBlob
 	seq := s.Recorder.TaskSteps + 1

@@ -7,14 +7,17 @@ import (
 	"io"
 	"os"
 
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agents"
 )
 
 // tsource is a transcript up to its last complete line, read in parts so that memory follows
 // the new part of a long transcript, not its whole length. It is backed by the agent's live
 // file, or by bytes (a copy read back from the shadow branch).
 type tsource struct {
-	path string // live file; "" when mem holds the transcript
+	rd   agent.Transcript // the agent's reader; nil reads as the default agent's
+	path string           // live file; "" when mem holds the transcript
 	mem  []byte
 	end  int64 // offset just after the last complete line
 }
@@ -23,6 +26,16 @@ func memSource(data []byte) tsource { return tsource{mem: data, end: int64(len(d
 
 // fileSource is the live transcript at path, complete up to end.
 func fileSource(path string, end int64) tsource { return tsource{path: path, end: end} }
+
+// of sets the agent whose format the transcript is in.
+func (t tsource) of(rd agent.Transcript) tsource { t.rd = rd; return t }
+
+func (t tsource) reader() agent.Transcript {
+	if t.rd == nil {
+		return agents.Default
+	}
+	return t.rd
+}
 
 // valid reports whether the source has a transcript.
 func (t tsource) valid() bool { return t.path != "" || t.mem != nil }
@@ -48,16 +61,16 @@ func (t tsource) read(from int64) ([]byte, error) {
 }
 
 // scan parses the complete lines from offset from, streaming a file.
-func (t tsource) scan(from int64) claudecode.Scan {
+func (t tsource) scan(from int64) agent.Scan {
 	if from < 0 || from > t.end {
 		from = 0
 	}
 	if t.path == "" {
-		return claudecode.ScanBytes(t.mem[from:t.end])
+		return t.reader().ScanBytes(t.mem[from:t.end])
 	}
-	sc, err := claudecode.ScanFile(t.path, from)
+	sc, err := t.reader().ScanFile(t.path, events.Transcript{Path: t.path, Offset: from})
 	if err != nil {
-		return claudecode.Scan{}
+		return agent.Scan{}
 	}
 	return sc
 }

@@ -29,6 +29,7 @@ const (
 	TypeCommitPrepared Type = "commit_prepared"
 	// TypeSessionDiscarded is a maintenance command's decision to remove the session.
 	TypeSessionDiscarded Type = "session_discarded"
+	TypeSubagentStarted  Type = "subagent_started"
 	TypeSubagentEnded    Type = "subagent_ended"
 	TypeRewound          Type = "rewound"
 )
@@ -141,6 +142,8 @@ func newPayload(t Type) (Payload, error) {
 		return &CheckpointsFinalized{}, nil
 	case TypeEffectFailed:
 		return &EffectFailed{}, nil
+	case TypeSubagentStarted:
+		return &SubagentStarted{}, nil
 	case TypeSubagentEnded:
 		return &SubagentEnded{}, nil
 	case TypeTaskCheckpointWritten:
@@ -185,6 +188,8 @@ func deref(p Payload) Payload {
 	case *CheckpointsFinalized:
 		return *v
 	case *EffectFailed:
+		return *v
+	case *SubagentStarted:
 		return *v
 	case *SubagentEnded:
 		return *v

@@ -18,7 +18,9 @@ type Transcript struct {
 	LastUUID string `json:"last_uuid,omitempty"`
 }
 
-// SessionStarted records the agent's session-start hook for a session that already has state.
+// SessionStarted records the agent's session-start hook. For a session without state it only
+// opens the journal: the state begins with the first prompt (the reference's rule), and a
+// session that ends before any prompt leaves nothing behind.
 type SessionStarted struct {
 	SessionID  string     `json:"session_id"`
 	Agent      string     `json:"agent"`
@@ -86,6 +88,7 @@ func (TurnEnded) EventType() Type { return TypeTurnEnded }
 // SessionStopped records the agent's session-end hook.
 type SessionStopped struct {
 	SessionID string `json:"session_id"`
+	Agent     string `json:"agent,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 }
 
@@ -257,6 +260,25 @@ type ChunkRef struct {
 
 // SubagentEnded records a subagent (Claude Code's Task/Agent tool) that finished, with the
 // files it left changed. Incremental is set for a TodoWrite step inside a running subagent.
+type SubagentStarted struct {
+	SessionID    string `json:"session_id"`
+	Agent        string `json:"agent,omitempty"` // the main agent's display name
+	ToolUseID    string `json:"tool_use_id"`
+	SubagentType string `json:"subagent_type,omitempty"`
+	Description  string `json:"description,omitempty"`
+	// UntrackedFiles are the untracked paths at launch, so that the subagent's checkpoint can
+	// tell the files it created.
+	UntrackedFiles []string `json:"untracked_files,omitempty"`
+	// AgentID and Background: the launch went to the background (Claude's async Task); the
+	// subagent ends later, under this ID.
+	AgentID    string `json:"agent_id,omitempty"`
+	Background bool   `json:"background,omitempty"`
+}
+
+// EventType implements Payload.
+func (SubagentStarted) EventType() Type { return TypeSubagentStarted }
+
+// SubagentEnded records a subagent's end (or one step of it, Incremental).
 type SubagentEnded struct {
 	SessionID      string     `json:"session_id"`
 	Agent          string     `json:"agent,omitempty"` // the main agent's display name

@@ -12,15 +12,17 @@ import (
 // (ErrRefMoved). A lost race is resolved by re-reading, so retries are many and quick:
 // between attempts a short jittered pause (at most refRetryPause) lets writers that collided
 // take turns. Retrying stops after maxRefRetries attempts, or once refRetryBudget has passed
-// and at least minRefRetries attempts were made: on an idle machine that is about a second of
-// many attempts, while on a loaded one, where a single attempt's git processes can take a
-// second, each writer still gets a few turns. Any other failure (a ref locked by another git
+// and at least minRefRetries attempts were made: on an idle machine that is a couple of seconds
+// of many attempts, while on a loaded one, where a single attempt's git processes can take
+// a tenth of a second or more, each of several colliding writers still gets enough turns. A
+// lost race means another writer made progress, so waiting on it is bounded by their work, not
+// by a lock someone may hold for long. Any other failure (a ref locked by another git
 // process, a missing object, a full disk) is returned at once: retrying within a hook cannot
 // fix it.
 const (
 	maxRefRetries  = 40
-	minRefRetries  = 8
-	refRetryBudget = time.Second
+	minRefRetries  = 16
+	refRetryBudget = 2 * time.Second
 	refRetryPause  = 16 * time.Millisecond
 )
 

@@ -115,6 +115,10 @@ func checkHooksAndJournals(e *env, en *engine.Engine) int {
 		case len(session.Pending(s)) > 0:
 			fmt.Fprintf(e.stdout, "Session %s has pending work git would not do (see .entire/logs/entire.log); the next hook retries it.\n", id)
 			problems++
+		default:
+			if stale, err := en.Store.Refresh(id); err == nil && stale {
+				fmt.Fprintf(e.stdout, "Session %s: its state file was behind its journal (a hook was interrupted); rebuilt it.\n", id)
+			}
 		}
 	}
 	return problems

@@ -4,19 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/setup"
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/gitexec"
 )
 
 type enableCmd struct {
-	Agent            string `help:"Agent whose hooks to install." default:"claude-code" enum:"claude-code"`
-	Local            bool   `help:"Write .entire/settings.local.json instead of the project settings."`
-	Project          bool   `help:"Write the project settings .entire/settings.json."`
-	Force            bool   `short:"f" help:"Reinstall the agent hooks even if present."`
-	SkipPushSessions bool   `help:"Do not push session logs with git push."`
-	Telemetry        *bool  `help:"Record the telemetry choice (false opts out)."`
+	Agent            []string `help:"Agent whose hooks to install (repeatable or a comma list): claude-code, gemini, cursor, codex, copilot, opencode, droid. Without it: the agents whose configuration directory is present, asked on a terminal; else Claude Code." sep:","`
+	Local            bool     `help:"Write .entire/settings.local.json instead of the project settings."`
+	Project          bool     `help:"Write the project settings .entire/settings.json."`
+	Force            bool     `short:"f" help:"Reinstall the agent hooks even if present."`
+	SkipPushSessions bool     `help:"Do not push session logs with git push."`
+	Telemetry        *bool    `help:"Record the telemetry choice (false opts out)."`
 }
 
 // openRepo opens the repository around the working directory, with a user-facing error.
@@ -54,8 +59,12 @@ func (c *enableCmd) Run(e *env) error {
 		f := false
 		telemetry = &f
 	}
+	chosen, err := c.agents(repo.TopLevel)
+	if err != nil {
+		return err
+	}
 	report, err := setup.Enable(p, setup.EnableOptions{
-		Agent: c.Agent, Local: c.Local, Project: c.Project, Force: c.Force,
+		Agents: chosen, Local: c.Local, Project: c.Project, Force: c.Force,
 		SkipPushSessions: c.SkipPushSessions, Telemetry: telemetry,
 	})
 	for _, l := range report.Lines {
@@ -71,4 +80,59 @@ func (c *enableCmd) Run(e *env) error {
 	}
 	fmt.Fprintln(e.stdout, "Ready.")
 	return nil
+}
+
+// agents resolves --agent, or without it picks the agents to wire: on a terminal, each agent
+// whose configuration directory is in the repository (or whose hooks are installed) is
+// offered; without a terminal the installed ones are kept; Claude Code when none is found.
+func (c *enableCmd) agents(top string) ([]agent.Agent, error) {
+	var out []agent.Agent
+	for _, name := range c.Agent {
+		a, ok := agents.Lookup(name)
+		if !ok {
+			return nil, &exitError{code: 1, err: unknownAgent(name)}
+		}
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	if len(c.Agent) > 0 {
+		return out, nil
+	}
+	term := newTerminal()
+	for _, a := range agents.All {
+		installed := a.Installed(top)
+		_, err := os.Stat(filepath.Join(top, a.ConfigDir()))
+		switch {
+		case installed && !term.Available():
+			out = append(out, a)
+		case (installed || err == nil) && term.Available():
+			if term.Confirm(nil, fmt.Sprintf("Install the %s hooks? [Y/n] ", a.Type()), true) {
+				out = append(out, a)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, agents.Default)
+	}
+	return out, nil
+}
+
+// unknownAgent lists the agents after naming the one not found (the reference's wording).
+func unknownAgent(name string) error {
+	var b strings.Builder
+	if strings.TrimSpace(name) == "" {
+		b.WriteString("Missing agent name. Available agents:\n")
+	} else {
+		fmt.Fprintf(&b, "Unknown agent %q. Available agents:\n", name)
+	}
+	for i, a := range agents.All {
+		line := "  " + a.Name()
+		if i == 0 {
+			line = fmt.Sprintf("  %-14s (default)", a.Name())
+		}
+		b.WriteString(line + "\n")
+	}
+	b.WriteString("Usage: entire enable --agent <agent-name>")
+	return errors.New(b.String())
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
 )
 
 // listLimit is how many linked commits the list view shows without --search-all.
@@ -200,7 +200,7 @@ func (x *explainer) temporaryGroups(branch string) ([]*listGroup, error) {
 			return nil, err
 		}
 		if ok {
-			g.Prompt, _, _ = strings.Cut(string(data), claudecode.PromptSeparator)
+			g.Prompt, _, _ = strings.Cut(string(data), agent.PromptSeparator)
 		}
 	}
 	return groups, nil

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -16,14 +13,15 @@ import (
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/setup"
 	"github.com/entirerec/entire/events"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/gitexec"
 )
 
 // hooksCmd is the entry point agents and git call. It always exits 0: an internal error is
 // logged to .entire/logs/entire.log so that a recorder bug never blocks a turn or a commit.
 type hooksCmd struct {
-	Agent string   `arg:"" help:"Who calls: claude-code or git."`
+	Agent string   `arg:"" help:"Who calls: git or an agent (claude-code, gemini, cursor, codex, copilot, opencode, droid)."`
 	Verb  string   `arg:"" help:"The hook event, e.g. stop or post-commit."`
 	Args  []string `arg:"" optional:"" passthrough:"" help:"Arguments git passes to its hook."`
 }
@@ -72,12 +70,14 @@ func (c *hooksCmd) Run(e *env) error {
 	switch {
 	case repoErr != nil:
 		err = fmt.Errorf("not a git repository: %s: %w", e.cwd, repoErr)
-	case c.Agent == "claude-code":
-		err = h.claude(c.Verb)
 	case c.Agent == "git":
 		err = h.git(c.Verb, c.Args)
 	default:
-		err = fmt.Errorf("unknown hook source %q", c.Agent)
+		if a, ok := agents.Lookup(c.Agent); ok {
+			err = h.agentHook(a, c.Verb)
+		} else {
+			err = fmt.Errorf("unknown hook source %q", c.Agent)
+		}
 	}
 	if err != nil {
 		h.log.Error("hook failed", "error", err.Error())
@@ -120,76 +120,81 @@ func startSystemMessage(others []session.State, warn bool) string {
 	return msg + b.String()
 }
 
-func (h *hookRun) claude(verb string) error {
+// agentHook runs one agent hook: the agent's package parses the payload into a lifecycle
+// kind, the engine records it, and the agent's package says what to print.
+func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	data, err := io.ReadAll(h.e.stdin)
 	if err != nil {
 		return fmt.Errorf("read stdin: %w", err)
 	}
-	in, err := claudecode.ParseHookInput(data)
+	in, err := a.Parse(verb, data)
 	if err != nil {
 		return err
 	}
-	if !h.settings.Enabled {
+	if !h.settings.Enabled || in.Kind == agent.Ignore {
 		return nil
 	}
 	// A payload without a session ID is refused, not recorded under a made-up one (issue 11):
 	// sessions of different conversations must never share a journal.
-	if err := claudecode.ValidateSessionID(in.SessionID); err != nil {
+	if err := agent.ValidateSessionID(in.SessionID); err != nil {
 		return fmt.Errorf("reject session id: %w; the hook is not recorded", err)
 	}
 	h.log = h.log.With("session_id", in.SessionID)
 	if in.TranscriptPath == "" {
-		in.TranscriptPath = defaultTranscriptPath(h.repo.TopLevel, in.SessionID)
+		in.TranscriptPath = a.DefaultTranscript(h.repo.TopLevel, in.SessionID)
+	}
+	if m, ok := a.(agent.Materializer); ok && in.TranscriptPath == "" && in.Kind != agent.SessionStart {
+		dir := filepath.Join(h.repo.CommonDir, "entire-sessions", "transcripts", a.Name())
+		if in.TranscriptPath, err = m.Materialize(h.e.ctx, in.SessionID, dir); err != nil {
+			h.log.Error("transcript export failed", "error", err.Error())
+			in.TranscriptPath = ""
+		}
 	}
 	// The transcript path is input, not a trusted path: anything but a transcript (a FIFO, a
 	// directory, a private file) is never read into the record.
-	if err := claudecode.CheckTranscript(in.TranscriptPath); errors.Is(err, claudecode.ErrNotTranscript) {
+	if err := agent.CheckTranscript(in.TranscriptPath); errors.Is(err, agent.ErrNotTranscript) {
 		h.log.Error("transcript rejected", "error", err.Error())
 		in.TranscriptPath = ""
 	}
-	if in.AgentTranscriptPath != "" {
-		if err := claudecode.CheckTranscript(in.AgentTranscriptPath); errors.Is(err, claudecode.ErrNotTranscript) {
+	if in.SubagentTranscript != "" {
+		if err := agent.CheckTranscript(in.SubagentTranscript); errors.Is(err, agent.ErrNotTranscript) {
 			h.log.Error("subagent transcript rejected", "error", err.Error())
-			in.AgentTranscriptPath = ""
+			in.SubagentTranscript = ""
 		}
 	}
 	en := h.engine()
 	ctx := h.e.ctx
 	tr := events.Transcript{Path: in.TranscriptPath}
-	switch verb {
-	case "session-start":
-		others, err := en.SessionStart(ctx, events.SessionStarted{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, Source: in.Source, Transcript: tr})
-		out, _ := json.Marshal(map[string]string{"systemMessage": startSystemMessage(others, h.settings.MultiSessionWarning())})
-		fmt.Fprintln(h.e.stdout, string(out))
-		return err
-	case "user-prompt-submit":
-		h.autoHeal(en)
-		return en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, Prompt: in.Prompt, Transcript: tr})
-	case "stop":
-		return en.TurnEnd(ctx, events.TurnEnded{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, Transcript: tr}, in.LastAssistantMessage, h.started)
-	case "session-end":
-		return en.SessionEnd(ctx, events.SessionStopped{SessionID: in.SessionID, Reason: in.Reason})
-	case "pre-task":
-		if !isSubagentTool(in.ToolName) {
-			return nil
+	typ := a.Type()
+	reply := func(message string) {
+		if out := a.Reply(in, message); len(out) > 0 {
+			_, _ = h.e.stdout.Write(out)
 		}
-		fmt.Fprintf(h.e.stdout, "[entire] PreToolUse[Task] hook invoked\n  Session ID: %s\n  Tool Use ID: %s\n  Transcript: %s\n", in.SessionID, in.ToolUseID, in.TranscriptPath)
-		return en.PreTask(ctx, in.ToolUseID, claudecode.ParseTaskInput(in.ToolInput))
-	case "post-task":
-		if !isSubagentTool(in.ToolName) {
-			return nil
-		}
-		fmt.Fprintf(h.e.stdout, "[entire] PostToolUse[Task] hook invoked\n  Session ID: %s\n  Tool Use ID: %s\n", in.SessionID, in.ToolUseID)
-		task, resp := claudecode.ParseTaskInput(in.ToolInput), claudecode.ParseTaskResponse(in.ToolResponse)
-		return en.TaskEnded(ctx, events.SubagentEnded{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, ToolUseID: in.ToolUseID, AgentID: resp.AgentID,
-			SubagentType: task.SubagentType, Description: task.Description, Transcript: tr}, resp.Async)
-	case "subagent-stop":
-		return en.TaskEnded(ctx, events.SubagentEnded{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, AgentID: in.AgentID, SubagentType: in.AgentType,
-			TranscriptPath: in.AgentTranscriptPath, Transcript: tr}, false)
-	case "post-todo":
-		return en.TodoStep(ctx, events.SubagentEnded{SessionID: in.SessionID, Agent: engine.AgentClaudeCode, ToolName: in.ToolName, Todo: in.ToolInput, Transcript: tr})
 	}
-	return fmt.Errorf("unknown claude-code hook %q", verb)
+	switch in.Kind {
+	case agent.SessionStart:
+		others, err := en.SessionStart(ctx, events.SessionStarted{SessionID: in.SessionID, Agent: typ, Source: in.Source, Transcript: tr})
+		reply(startSystemMessage(others, h.settings.MultiSessionWarning()))
+		return err
+	case agent.TurnStart:
+		h.autoHeal(en)
+		return en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: typ, Prompt: in.Prompt, Transcript: tr})
+	case agent.TurnEnd:
+		return en.TurnEnd(ctx, events.TurnEnded{SessionID: in.SessionID, Agent: typ, Transcript: tr}, in.LastMessage, h.started)
+	case agent.SessionEnd:
+		return en.SessionEnd(ctx, events.SessionStopped{SessionID: in.SessionID, Agent: typ, Reason: in.Reason})
+	case agent.SubagentStart:
+		reply("")
+		return en.PreTask(ctx, events.SubagentStarted{SessionID: in.SessionID, Agent: typ, ToolUseID: in.ToolUseID,
+			SubagentType: in.SubagentType, Description: in.Description})
+	case agent.SubagentEnd:
+		reply("")
+		return en.TaskEnded(ctx, events.SubagentEnded{SessionID: in.SessionID, Agent: typ, ToolUseID: in.ToolUseID, AgentID: in.SubagentID,
+			SubagentType: in.SubagentType, Description: in.Description, TranscriptPath: in.SubagentTranscript, Transcript: tr}, in.Async)
+	case agent.TaskStep:
+		return en.TodoStep(ctx, events.SubagentEnded{SessionID: in.SessionID, Agent: typ, ToolName: in.ToolName, Todo: in.ToolInput, Transcript: tr})
+	}
+	return fmt.Errorf("%s hook %q: unhandled kind %s", a.Name(), verb, in.Kind)
 }
 
 // autoHeal repairs the setup at every prompt (spec §5.3): .entire/.gitignore, the metadata
@@ -208,21 +213,6 @@ func (h *hookRun) autoHeal(en *engine.Engine) {
 	if err != nil {
 		h.log.Warn("auto-heal git hooks", "error", err.Error())
 	}
-}
-
-var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9]`)
-
-// defaultTranscriptPath is where Claude Code keeps a session's transcript (spec §13).
-func defaultTranscriptPath(top, sessionID string) string {
-	dir := os.Getenv("ENTIRE_TEST_CLAUDE_PROJECT_DIR")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".claude", "projects", nonAlnum.ReplaceAllString(top, "-"))
-	}
-	return filepath.Join(dir, sessionID+".jsonl")
 }
 
 // engine opens the engine for this hook after finishing what earlier hooks left pending (a
@@ -263,7 +253,3 @@ func (h *hookRun) git(verb string, args []string) error {
 	}
 	return fmt.Errorf("unknown git hook %q", verb)
 }
-
-// isSubagentTool accepts the subagent tool under its old name (Task) and its current one (Agent);
-// an empty name (older payloads) is accepted too.
-func isSubagentTool(name string) bool { return name == "" || name == "Task" || name == "Agent" }

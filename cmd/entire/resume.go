@@ -9,6 +9,7 @@ import (
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/history"
+	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -207,11 +208,11 @@ func printContinue(e *env, restores []history.TranscriptRestore) {
 func transcriptPlace(repo *gitexec.Repo) history.TranscriptPlace {
 	return history.TranscriptPlace{
 		Override: os.Getenv("ENTIRE_TEST_CLAUDE_PROJECT_DIR"),
-		Default: func(agent, sid string) string {
-			if agent != engine.AgentClaudeCode {
-				return ""
+		Default: func(agentType, sid string) string {
+			if a, ok := agents.ByType(agentType); ok {
+				return a.DefaultTranscript(repo.TopLevel, sid)
 			}
-			return defaultTranscriptPath(repo.TopLevel, sid)
+			return ""
 		},
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/entirerec/entire/engine/session"
@@ -25,7 +26,7 @@ func (c *statusCmd) Run(e *env) error {
 		return err
 	}
 	st := setup.Inspect(p)
-	if !st.ClaudeHooks && !st.GitHooks && !st.ProjectExists && !st.LocalExists {
+	if len(st.Agents) == 0 && !st.GitHooks && !st.ProjectExists && !st.LocalExists {
 		fmt.Fprintln(e.stdout, "○ not set up (run `entire enable` to get started)")
 		return nil
 	}
@@ -34,8 +35,16 @@ func (c *statusCmd) Run(e *env) error {
 		word = "Disabled"
 	}
 	fmt.Fprintf(e.stdout, "%s (%s)\n", word, st.Settings.Strategy)
+	wired := make([]string, 0, len(st.Agents))
+	for _, a := range st.Agents {
+		wired = append(wired, a.Type())
+	}
+	if len(wired) == 0 {
+		wired = append(wired, "none (run `entire enable --agent <name>`)")
+	}
+	fmt.Fprintf(e.stdout, "Agents: %s\n", strings.Join(wired, ", "))
 	if c.Detailed {
-		fmt.Fprintf(e.stdout, "  Claude Code hooks: %v\n  Git hooks: %v\n", st.ClaudeHooks, st.GitHooks)
+		fmt.Fprintf(e.stdout, "  Git hooks: %v\n", st.GitHooks)
 		if st.SettingsErr != nil {
 			fmt.Fprintf(e.stdout, "  Settings error: %v\n", st.SettingsErr)
 		}

@@ -10,7 +10,8 @@ import (
 	"strings"
 
 	"github.com/entirerec/entire/events"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -74,7 +75,13 @@ func (s Slot) ScopedPrompts() []string {
 		}
 		return nil
 	}
-	return claudecode.ScanBytes(withNewline(s.ScopedTranscript())).Prompts
+	return s.reader().ScanBytes(withNewline(s.ScopedTranscript())).Prompts
+}
+
+// reader is the transcript reader of the slot's agent.
+func (s Slot) reader() agent.Transcript {
+	a, _ := agents.ByType(s.Meta.Agent)
+	return a
 }
 
 // AllPrompts are the prompts of the whole transcript, else prompt.txt's.
@@ -82,7 +89,7 @@ func (s Slot) AllPrompts() []string {
 	if s.Transcript == nil {
 		return s.Prompts
 	}
-	return claudecode.ScanBytes(withNewline(s.Transcript)).Prompts
+	return s.reader().ScanBytes(withNewline(s.Transcript)).Prompts
 }
 
 // Reader reads committed checkpoints at one tip of the metadata branch.
@@ -287,7 +294,7 @@ func fillSlot(ctx context.Context, repo *gitexec.Repo, s *Slot, entries []gitexe
 		if e.Name == "context.md" {
 			s.Context = string(data)
 		} else if len(data) > 0 {
-			s.Prompts = strings.Split(string(data), claudecode.PromptSeparator)
+			s.Prompts = strings.Split(string(data), agent.PromptSeparator)
 		}
 	}
 	if !transcripts {

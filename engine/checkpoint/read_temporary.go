@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/entirerec/entire/engine/session"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -148,9 +148,9 @@ func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoi
 	case prev != nil:
 		s.Meta.CheckpointTranscriptStart = bytes.Count(withNewline(prev), []byte{'\n'})
 	case len(s.Prompts) > 0:
-		s.Meta.CheckpointTranscriptStart = promptLine(s.Transcript, s.Prompts[0])
+		s.Meta.CheckpointTranscriptStart = promptLine(s.reader(), s.Transcript, s.Prompts[0])
 	}
-	scan := claudecode.ScanBytes(withNewline(s.ScopedTranscript()))
+	scan := s.reader().ScanBytes(withNewline(s.ScopedTranscript()))
 	if from := string(tc.Parent) + shadowBase(ctx, repo, tc); from != "" {
 		diff, err := repo.DiffTree(ctx, from, string(tc.Commit))
 		if err != nil {
@@ -163,7 +163,7 @@ func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoi
 		}
 	} else {
 		for _, p := range scan.ModifiedFiles {
-			if rel, ok := claudecode.RepoRelative(repo.TopLevel, repo.TopLevel, p); ok && !IsInfrastructure(rel) {
+			if rel, ok := agent.RepoRelative(repo.TopLevel, repo.TopLevel, p); ok && !IsInfrastructure(rel) {
 				s.Meta.FilesTouched = session.MergeSorted(s.Meta.FilesTouched, []string{rel})
 			}
 		}
@@ -193,10 +193,10 @@ func shadowBase(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoint)
 }
 
 // promptLine is the index of the last transcript line whose prompt is prompt (0 if none).
-func promptLine(transcript []byte, prompt string) int {
+func promptLine(rd agent.Transcript, transcript []byte, prompt string) int {
 	at := 0
 	for i, line := range bytes.Split(transcript, []byte{'\n'}) {
-		if ps := claudecode.ScanBytes(append(line[:len(line):len(line)], '\n')).Prompts; len(ps) == 1 && ps[0] == prompt {
+		if ps := rd.ScanBytes(append(line[:len(line):len(line)], '\n')).Prompts; len(ps) == 1 && ps[0] == prompt {
 			at = i
 		}
 	}

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/sharing"
+	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -234,12 +234,9 @@ func (en *History) transcriptDestination(m checkpoint.CommittedMetadata, def Def
 }
 
 // ResumeCommand is the shell command that continues a session, "" for an unknown agent.
-func ResumeCommand(agent, sessionID string) string {
-	switch agent {
-	case engine.AgentClaudeCode:
-		return "claude -r " + sessionID
-	case "Gemini CLI":
-		return "gemini --resume " + sessionID
+func ResumeCommand(agentType, sessionID string) string {
+	if a, ok := agents.ByType(agentType); ok {
+		return a.ResumeCommand(sessionID)
 	}
 	return ""
 }

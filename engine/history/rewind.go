@@ -14,7 +14,7 @@ import (
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -177,7 +177,7 @@ func (en *History) firstPrompt(ctx context.Context, rev string) string {
 	if err != nil || !ok || len(data) == 0 {
 		return ""
 	}
-	first, _, _ := strings.Cut(string(data), claudecode.PromptSeparator)
+	first, _, _ := strings.Cut(string(data), agent.PromptSeparator)
 	return strings.TrimSpace(first)
 }
 

@@ -9,7 +9,8 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
-	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agents"
 )
 
 // A rewind to a temporary checkpoint moves the shadow branch back to it; the session that
@@ -34,7 +35,7 @@ type undoSession struct {
 // openRewoundSession opens the journal of the session the plan rewinds, or returns nil when
 // there is none: no temporary checkpoint involved, or no session recorded here under its ID.
 func (en *History) openRewoundSession(plan *RewindPlan) (*session.Session, error) {
-	if plan.rewound == nil || claudecode.ValidateSessionID(plan.session) != nil {
+	if plan.rewound == nil || agent.ValidateSessionID(plan.session) != nil {
 		return nil, nil
 	}
 	if _, err := os.Stat(en.Store.JournalPath(plan.session)); err != nil {
@@ -90,7 +91,8 @@ func (en *History) rewoundEvent(ctx context.Context, s session.State, plan *Rewi
 		if t.SessionID != s.SessionID || t.Remove || t.Data == nil {
 			continue
 		}
-		sc := claudecode.ScanBytes(t.Data)
+		rd, _ := agents.ByType(s.AgentType)
+		sc := rd.ScanBytes(t.Data)
 		ev.Transcript = events.Transcript{Path: t.Path, Lines: sc.Lines, Offset: sc.EndOffset, LastUUID: sc.LastUUID}
 		ev.Prompts = sc.Prompts
 	}

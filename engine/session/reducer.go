@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/entirerec/entire/events"
@@ -220,7 +221,9 @@ func Evolve(in State, e events.Event) State {
 		}
 	case events.TurnStarted:
 		if !s.Exists() {
+			tasks := s.Recorder.Tasks
 			s = initialState(d, e)
+			s.Recorder.Tasks = tasks
 		}
 		if s.Phase.Normalize() == PhaseEnded {
 			s.EndedAt = nil
@@ -277,6 +280,8 @@ func Evolve(in State, e events.Event) State {
 		}
 	case events.SessionStopped:
 		if !s.Exists() {
+			// Ended before its first prompt: nothing was recorded, and its journal goes.
+			s.Recorder.Discarded = true
 			return s
 		}
 		if s.Phase.Normalize() != PhaseEnded {
@@ -320,15 +325,22 @@ func Evolve(in State, e events.Event) State {
 		}
 	case events.ShadowCheckpointSkipped:
 		s.ShouldResetShadowBranch = false
+	case events.SubagentStarted:
+		s.Recorder.Tasks = startTask(s.Recorder.Tasks, d, e)
 	case events.SubagentEnded:
 		if !s.Exists() {
 			agent := d.Agent
 			if agent == "" {
 				agent = legacySubagentAgent
 			}
+			tasks := s.Recorder.Tasks
 			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: agent, Worktree: d.Worktree, Transcript: d.Transcript}, e)
+			s.Recorder.Tasks = tasks
 		}
 		s.FilesTouched = MergeSorted(s.FilesTouched, d.Files)
+		if !d.Incremental {
+			s.Recorder.Tasks = slices.DeleteFunc(s.Recorder.Tasks, func(o OpenTask) bool { return o.ToolUseID == d.ToolUseID })
+		}
 	case events.TaskCheckpointWritten:
 		// Task checkpoints do not count as steps; their files join the session's (spec §2.4).
 		s.FilesTouched = MergeSorted(s.FilesTouched, d.Files)
@@ -514,4 +526,19 @@ func Intersect(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// startTask records a subagent launch; a second event for the same tool use (its launch went
+// to the background) adds the agent ID.
+func startTask(tasks []OpenTask, d events.SubagentStarted, e events.Event) []OpenTask {
+	for i, o := range tasks {
+		if o.ToolUseID == d.ToolUseID {
+			if d.AgentID != "" {
+				tasks[i].AgentID = d.AgentID
+			}
+			return tasks
+		}
+	}
+	return append(tasks, OpenTask{ToolUseID: d.ToolUseID, AgentID: d.AgentID, SubagentType: d.SubagentType,
+		Description: d.Description, UntrackedFiles: cloneStrings(d.UntrackedFiles), Started: e.Time})
 }

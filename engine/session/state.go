@@ -30,6 +30,26 @@ func (p Phase) Normalize() Phase {
 	return PhaseIdle
 }
 
+// OpenTask is a subagent launched and not ended yet (subagent_started).
+type OpenTask struct {
+	ToolUseID      string    `json:"tool_use_id"`
+	AgentID        string    `json:"agent_id,omitempty"`
+	SubagentType   string    `json:"subagent_type,omitempty"`
+	Description    string    `json:"description,omitempty"`
+	UntrackedFiles []string  `json:"untracked_files,omitempty"`
+	Started        time.Time `json:"started"`
+}
+
+// Task returns the open task with the tool use ID, or else with the agent ID.
+func (s State) Task(toolUseID, agentID string) (OpenTask, bool) {
+	for _, t := range s.Recorder.Tasks {
+		if (toolUseID != "" && t.ToolUseID == toolUseID) || (toolUseID == "" && agentID != "" && t.AgentID == agentID) {
+			return t, true
+		}
+	}
+	return OpenTask{}, false
+}
+
 // PromptAttribution is the per-prompt line accounting of spec §5.2.
 type PromptAttribution = events.PromptAttribution
 
@@ -55,6 +75,8 @@ type Recorder struct {
 	// ShadowChunks caches the closed raw transcript chunks on the shadow branch.
 	ShadowChunks     []events.ChunkRef `json:"shadow_chunks,omitempty"`
 	ShadowChunksPath string            `json:"shadow_chunks_path,omitempty"`
+	// Tasks are the subagents launched and not ended yet, oldest first.
+	Tasks []OpenTask `json:"tasks,omitempty"`
 	// TaskSteps numbers the incremental subagent checkpoints.
 	TaskSteps int `json:"task_steps,omitempty"`
 	// UsageOffset is how far (bytes) the transcript's token usage is attributed to checkpoints.
@@ -125,6 +147,7 @@ func (s State) clone() State {
 	c.UntrackedFilesAtStart = cloneStrings(s.UntrackedFilesAtStart)
 	c.FilesTouched = cloneStrings(s.FilesTouched)
 	c.Recorder.DirtyAtTurnStart = cloneStrings(s.Recorder.DirtyAtTurnStart)
+	c.Recorder.Tasks = cloneTasks(s.Recorder.Tasks)
 	c.Recorder.Prompts = cloneStrings(s.Recorder.Prompts)
 	c.Recorder.Chunks = cloneChunks(s.Recorder.Chunks)
 	c.Recorder.ShadowChunks = cloneChunks(s.Recorder.ShadowChunks)
@@ -197,6 +220,18 @@ func cloneChunks(cs []events.ChunkRef) []events.ChunkRef {
 	for i, ch := range cs {
 		ch.HashState = append([]byte(nil), ch.HashState...)
 		out[i] = ch
+	}
+	return out
+}
+
+func cloneTasks(in []OpenTask) []OpenTask {
+	if in == nil {
+		return nil
+	}
+	out := make([]OpenTask, len(in))
+	for i, t := range in {
+		t.UntrackedFiles = cloneStrings(t.UntrackedFiles)
+		out[i] = t
 	}
 	return out
 }

@@ -217,6 +217,17 @@ func (s *Session) Close() error {
 	return errors.Join(errs...)
 }
 
+// Refresh rewrites a session's snapshot when it is behind its journal (a process died between
+// appending an event and writing the snapshot). It reports whether it was behind.
+func (st Store) Refresh(id string) (bool, error) {
+	s, err := st.Open(id)
+	if err != nil {
+		return false, err
+	}
+	stale := s.dirty && s.State.Exists()
+	return stale, s.Close()
+}
+
 // WriteSnapshot writes <id>.json through a temporary file and a rename.
 func (st Store) WriteSnapshot(s State) error {
 	data, err := MarshalState(s)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/entirerec/entire/events/agent"
 )
 
 // HookMarker is the line content that identifies a git hook written by Entire (§8.3).
@@ -116,7 +118,7 @@ func InstallGitHooks(hooksDir string) ([]string, error) {
 		if string(data) == want && isExecutable(path) {
 			continue
 		}
-		if err := writeFileAtomic(path, []byte(want), 0o755); err != nil {
+		if err := agent.WriteFileAtomic(path, []byte(want), 0o755); err != nil {
 			return lines, fmt.Errorf("write %s hook: %w", h.Name, err)
 		}
 		written = append(written, h.Name)

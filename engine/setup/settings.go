@@ -16,6 +16,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/entirerec/entire/events/agent"
 )
 
 // Settings file locations, relative to the worktree root (spec §7.1).
@@ -160,14 +162,14 @@ func readSettingsFile(path string) (f settingsFile, exists bool, err error) {
 // local_dev, log_level, strategy_options, telemetry; empty optional keys omitted),
 // 2-space indented with a trailing newline, mode 0644. The parent directory is created.
 func WriteSettings(path string, s Settings) error {
-	data, err := encodeJSON(onDiskSettings(s))
+	data, err := agent.EncodeJSON(onDiskSettings(s))
 	if err != nil {
 		return fmt.Errorf("encode settings: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create settings directory: %w", err)
 	}
-	if err := writeFileAtomic(path, data, 0o644); err != nil {
+	if err := agent.WriteFileAtomic(path, data, 0o644); err != nil {
 		return fmt.Errorf("write settings: %w", err)
 	}
 	return nil

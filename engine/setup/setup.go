@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agents"
 )
 
 // Paths locates the repository for this package; the caller resolves them with git.
@@ -21,17 +24,14 @@ func (p Paths) check() error {
 	return nil
 }
 
-// AgentClaudeCode is the only agent whose hooks this package installs.
-const AgentClaudeCode = "claude-code"
-
 // EnableOptions are the `entire enable` flags that affect files. The caller turns
 // ENTIRE_TELEMETRY_OPTOUT into Telemetry = false.
 type EnableOptions struct {
-	Agent            string // "claude-code"; empty means claude-code
-	Local, Project   bool   // write .entire/settings.local.json or .entire/settings.json (default)
-	SkipPushSessions bool   // set strategy_options.push_sessions to false
-	Telemetry        *bool  // recorded when set
-	Force            bool   // remove Entire's Claude hooks before adding them again
+	Agents           []agent.Agent // whose hooks to install; empty means the default agent
+	Local, Project   bool          // write .entire/settings.local.json or .entire/settings.json (default)
+	SkipPushSessions bool          // set strategy_options.push_sessions to false
+	Telemetry        *bool         // recorded when set
+	Force            bool          // remove Entire's agent hooks before adding them again
 }
 
 // Report holds human-readable lines for the caller to print, in order.
@@ -72,13 +72,13 @@ func EnsureGitignore(topLevel string) error {
 	if content == string(data) {
 		return nil
 	}
-	if err := writeFileAtomic(path, []byte(content), 0o644); err != nil {
+	if err := agent.WriteFileAtomic(path, []byte(content), 0o644); err != nil {
 		return fmt.Errorf("write .entire/.gitignore: %w", err)
 	}
 	return nil
 }
 
-// Enable installs what `entire enable` installs (§8): the Claude Code hooks, .entire/ and
+// Enable installs what `entire enable` installs (§8): each agent's hooks, .entire/ and
 // its .gitignore, the settings file (enabled, strategy defaulted) and the four git hooks.
 // It refuses to start when the existing settings do not load. Running it twice changes
 // nothing the second time. The caller prints "Ready." after its own git work.
@@ -87,9 +87,6 @@ func Enable(p Paths, opt EnableOptions) (Report, error) {
 	if err := p.check(); err != nil {
 		return r, err
 	}
-	if opt.Agent != "" && opt.Agent != AgentClaudeCode {
-		return r, fmt.Errorf("unsupported agent %q (supported: %s)", opt.Agent, AgentClaudeCode)
-	}
 	if opt.Local && opt.Project {
 		return r, errors.New("choose either --local or --project, not both")
 	}
@@ -97,15 +94,21 @@ func Enable(p Paths, opt EnableOptions) (Report, error) {
 	if err != nil {
 		return r, err
 	}
-	r.add("Agent: Claude Code")
-	added, err := installClaudeHooks(p.TopLevel, opt.Force)
-	if err != nil {
-		return r, err
+	list := opt.Agents
+	if len(list) == 0 {
+		list = []agent.Agent{agents.Default}
 	}
-	if added > 0 {
-		r.add(fmt.Sprintf("Installed %d Claude Code hooks in %s", added, ClaudeSettingsFile))
-	} else {
-		r.add("Claude Code hooks already installed")
+	for _, a := range list {
+		r.add("Agent: " + a.Type())
+		added, err := a.Install(p.TopLevel, opt.Force)
+		if err != nil {
+			return r, fmt.Errorf("install %s hooks: %w", a.Type(), err)
+		}
+		if added > 0 {
+			r.add(fmt.Sprintf("Installed %d %s hooks in %s", added, a.Type(), a.ConfigFile()))
+		} else {
+			r.add(a.Type() + " hooks already installed")
+		}
 	}
 	if err := EnsureGitignore(p.TopLevel); err != nil {
 		return r, err
@@ -174,8 +177,8 @@ func configure(topLevel string, opt EnableOptions, effective Settings) ([]string
 }
 
 // Disable without uninstall writes the whole effective settings with enabled false to
-// .entire/settings.local.json (§10). With uninstall it removes Entire's Claude hooks and
-// deny rule, the marked git hooks (restoring backups) and .entire/; it carries on past
+// .entire/settings.local.json (§10). With uninstall it removes every agent's Entire hooks
+// (and Claude's deny rule), the marked git hooks (restoring backups) and .entire/; it carries on past
 // failures and returns them joined. Shadow branches and session files are the caller's.
 func Disable(p Paths, uninstall bool) (Report, error) {
 	var r Report
@@ -198,10 +201,12 @@ func Disable(p Paths, uninstall bool) (Report, error) {
 		return r, nil
 	}
 	var errs []error
-	if n, err := uninstallClaudeHooks(p.TopLevel); err != nil {
-		errs = append(errs, err)
-	} else if n > 0 {
-		r.add(fmt.Sprintf("✓ Removed %d Claude Code hooks from %s", n, ClaudeSettingsFile))
+	for _, a := range agents.All {
+		if n, err := a.Uninstall(p.TopLevel); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s hooks: %w", a.Type(), err))
+		} else if n > 0 {
+			r.add(fmt.Sprintf("✓ Removed %d %s hooks from %s", n, a.Type(), a.ConfigFile()))
+		}
 	}
 	lines, err := RemoveGitHooks(p.HooksDir)
 	r.add(lines...)
@@ -219,19 +224,25 @@ func Disable(p Paths, uninstall bool) (Report, error) {
 
 // Status is what `entire status` needs from the files.
 type Status struct {
-	ClaudeHooks   bool     // the Stop event runs Entire's stop hook
-	GitHooks      bool     // all four git hooks carry the marker
-	Settings      Settings // effective settings (defaults when SettingsErr is set)
-	SettingsErr   error    // why the settings did not load
-	ProjectExists bool     // .entire/settings.json exists
-	LocalExists   bool     // .entire/settings.local.json exists
+	Agents        []agent.Agent // the agents whose hooks are installed, in table order
+	GitHooks      bool          // all four git hooks carry the marker
+	Settings      Settings      // effective settings (defaults when SettingsErr is set)
+	SettingsErr   error         // why the settings did not load
+	ProjectExists bool          // .entire/settings.json exists
+	LocalExists   bool          // .entire/settings.local.json exists
 }
 
 // Inspect reads the installation state. "Not set up" is !ProjectExists && !LocalExists.
 func Inspect(p Paths) Status {
 	s, err := LoadSettings(p.TopLevel)
+	var wired []agent.Agent
+	for _, a := range agents.All {
+		if a.Installed(p.TopLevel) {
+			wired = append(wired, a)
+		}
+	}
 	return Status{
-		ClaudeHooks:   claudeHooksInstalled(p.TopLevel),
+		Agents:        wired,
 		GitHooks:      GitHooksInstalled(p.HooksDir),
 		Settings:      s,
 		SettingsErr:   err,

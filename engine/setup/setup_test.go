@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/claudecode"
 )
 
 func newPaths(t *testing.T) Paths {
@@ -37,7 +40,7 @@ func snapshot(t *testing.T, root string) map[string]string {
 func TestEnableFreshRepository(t *testing.T) {
 	p := newPaths(t)
 	writeFile(t, filepath.Join(p.HooksDir, "prepare-commit-msg"), foreignHook, 0o755)
-	r, err := Enable(p, EnableOptions{Agent: "claude-code", SkipPushSessions: true, Telemetry: boolPtr(false)})
+	r, err := Enable(p, EnableOptions{Agents: []agent.Agent{claudecode.Agent{}}, SkipPushSessions: true, Telemetry: boolPtr(false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +57,7 @@ func TestEnableFreshRepository(t *testing.T) {
 	}
 	files := snapshot(t, p.TopLevel)
 	want := map[string]string{
-		".claude/settings.json": freshClaudeSettings,
+		".claude/settings.json": freshClaudeSettings(t),
 		".entire/.gitignore":    "tmp/\nsettings.local.json\nmetadata/\nlogs/\n",
 		".entire/settings.json": `{
   "strategy": "manual-commit",
@@ -111,9 +114,6 @@ func TestEnableKeepsProjectSettingsAndRejectsBadOnes(t *testing.T) {
 	if _, err := Enable(p, EnableOptions{}); err == nil || !strings.Contains(err.Error(), `"colour"`) {
 		t.Errorf("Enable with an unknown key: err = %v", err)
 	}
-	if _, err := Enable(p, EnableOptions{Agent: "gemini"}); err == nil {
-		t.Error("Enable accepted an unsupported agent")
-	}
 }
 
 func TestDisableThenEnable(t *testing.T) {
@@ -134,7 +134,7 @@ func TestDisableThenEnable(t *testing.T) {
 		t.Errorf("settings.local.json (-want +got):\n%s", diff)
 	}
 	st := Inspect(p)
-	if st.Settings.Enabled || st.SettingsErr != nil || !st.ProjectExists || !st.LocalExists || !st.ClaudeHooks || !st.GitHooks {
+	if st.Settings.Enabled || st.SettingsErr != nil || !st.ProjectExists || !st.LocalExists || len(st.Agents) != 1 || !st.GitHooks {
 		t.Errorf("status after disable = %+v", st)
 	}
 
@@ -177,12 +177,12 @@ func TestDisableUninstall(t *testing.T) {
 	if got[".git/hooks/commit-msg"] != foreignHook {
 		t.Errorf("commit-msg not restored: %q", got[".git/hooks/commit-msg"])
 	}
-	gotClaude, _ := decodeObject([]byte(got[".claude/settings.json"]))
-	wantClaude, _ := decodeObject([]byte(foreignClaudeSettings))
+	gotClaude, _ := agent.DecodeObject([]byte(got[".claude/settings.json"]))
+	wantClaude, _ := agent.DecodeObject([]byte(foreignClaudeSettings))
 	if diff := cmp.Diff(wantClaude, gotClaude); diff != "" {
 		t.Errorf("claude settings (-want +got):\n%s", diff)
 	}
-	if st := Inspect(p); st.ProjectExists || st.LocalExists || st.ClaudeHooks || st.GitHooks {
+	if st := Inspect(p); st.ProjectExists || st.LocalExists || len(st.Agents) > 0 || st.GitHooks {
 		t.Errorf("status after uninstall = %+v", st)
 	}
 }
@@ -246,11 +246,11 @@ func TestEnableAddsAgentHooksToHandEditedSettings(t *testing.T) {
 		t.Errorf("first report = %q", r.Lines)
 	}
 	first := readFile(t, claudePath(p.TopLevel))
-	got, err := decodeObject([]byte(first))
+	got, err := agent.DecodeObject([]byte(first))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := decodeObject([]byte(handEdited))
+	want, _ := agent.DecodeObject([]byte(handEdited))
 	hooks := want["hooks"].(map[string]any)
 	agent := func(c string) any {
 		return map[string]any{"matcher": "Agent", "hooks": []any{map[string]any{"type": "command", "command": c}}}
@@ -274,3 +274,25 @@ func TestEnableAddsAgentHooksToHandEditedSettings(t *testing.T) {
 		t.Errorf("second Enable changed files (-first +second):\n%s", diff)
 	}
 }
+
+func claudePath(top string) string { return filepath.Join(top, claudecode.ClaudeSettingsFile) }
+
+// freshClaudeSettings is what the Claude Code installer writes into an empty repository (its
+// own tests hold the golden bytes).
+func freshClaudeSettings(t *testing.T) string {
+	t.Helper()
+	top := t.TempDir()
+	if _, err := (claudecode.Agent{}).Install(top, false); err != nil {
+		t.Fatal(err)
+	}
+	return readFile(t, claudePath(top))
+}
+
+const foreignClaudeSettings = `{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(ls)"], "deny": ["Read(./secret)"]},
+  "hooks": {
+    "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "say done", "timeout": 30}]}],
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]
+  }
+}`

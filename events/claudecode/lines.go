@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/agent"
 )
 
 // fileTools are the tool_use names whose input names a file the agent
@@ -26,12 +27,12 @@ var actionDetailKeys = []string{"description", "command", "file_path", "pattern"
 
 // scanner accumulates a Scan line by line.
 type scanner struct {
-	s     Scan
+	s     agent.Scan
 	files map[string]bool // ModifiedFiles as a set
 }
 
 func newScanner(offset int64) *scanner {
-	return &scanner{s: Scan{StartOffset: offset, EndOffset: offset}}
+	return &scanner{s: agent.Scan{StartOffset: offset, EndOffset: offset}}
 }
 
 // consume takes one complete line without its '\n'.
@@ -78,7 +79,7 @@ func (sc *scanner) user(content gjson.Result) {
 		return
 	}
 	if p := StripTags(text); p != "" {
-		sc.s.Prompts = append(sc.s.Prompts, Truncate(p, MaxTextBytes))
+		sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))
 	}
 }
 
@@ -104,7 +105,7 @@ func (sc *scanner) assistant(msg gjson.Result) {
 
 // toolUse records one tool_use block.
 func (sc *scanner) toolUse(name string, input gjson.Result) {
-	a := Action{Tool: name}
+	a := agent.Action{Tool: name}
 	for _, k := range actionDetailKeys {
 		if v := input.Get(k); v.Type == gjson.String && v.Str != "" {
 			a.Detail = v.Str
@@ -139,19 +140,7 @@ func (sc *scanner) usage(id string, u gjson.Result) {
 		OutputTokens:        int(u.Get("output_tokens").Int()),
 		APICallCount:        1,
 	}
-	prev, seen := sc.s.calls[id]
-	switch {
-	case !seen:
-		if sc.s.calls == nil {
-			sc.s.calls = make(map[string]events.TokenUsage)
-		}
-	case row.OutputTokens > prev.OutputTokens:
-		sc.s.Usage = subUsage(sc.s.Usage, prev)
-	default:
-		return
-	}
-	sc.s.calls[id] = row
-	sc.s.Usage = sc.s.Usage.Add(row)
+	sc.s.AddCall(id, row)
 }
 
 // LastTimestamp is the timestamp (RFC 3339) of the last line of a JSONL transcript that has

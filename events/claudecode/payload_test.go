@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/entirerec/entire/events/agent"
 )
 
 func TestParseHookInputFiles(t *testing.T) {
@@ -115,12 +117,12 @@ func TestValidateSessionID(t *testing.T) {
 		{strings.Repeat("a", 300), "300 bytes"},
 	}
 	for _, tt := range tests {
-		err := ValidateSessionID(tt.id)
+		err := agent.ValidateSessionID(tt.id)
 		switch {
 		case tt.wantErr == "" && err != nil:
-			t.Errorf("ValidateSessionID(%q) = %v, want nil", tt.id, err)
+			t.Errorf("agent.ValidateSessionID(%q) = %v, want nil", tt.id, err)
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-			t.Errorf("ValidateSessionID(%q) = %v, want an error containing %q", tt.id, err, tt.wantErr)
+			t.Errorf("agent.ValidateSessionID(%q) = %v, want an error containing %q", tt.id, err, tt.wantErr)
 		}
 	}
 }

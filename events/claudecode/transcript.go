@@ -1,196 +1,30 @@
 package claudecode
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"slices"
-
-	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/agent"
 )
-
-// Action is one assistant tool call, as listed under "Key Actions" in the
-// shadow context.md (entire-format.md §2.2).
-type Action struct {
-	Tool   string `json:"tool"`   // tool_use name, e.g. "Bash"
-	Detail string `json:"detail"` // input description, else command, else file_path, else pattern; may be ""
-}
-
-// Scan is what one pass over a run of transcript lines found.
-type Scan struct {
-	// Prompts are the user prompts in order (entire-format.md §12.4): a
-	// "user" (or legacy "human") line whose message.content is a string or
-	// holds text blocks (joined "\n\n"), with IDE/system tags stripped and
-	// trimmed. Tool-result-only lines and prompts empty after stripping are
-	// not prompts.
-	Prompts []string `json:"prompts"`
-	// ModifiedFiles are the input.file_path (else input.notebook_path) of
-	// assistant tool_use blocks named Write, Edit, MultiEdit, NotebookEdit,
-	// mcp__acp__Write or mcp__acp__Edit: first-seen order, no duplicates,
-	// exactly as written in the transcript (see RepoRelative).
-	ModifiedFiles []string `json:"modified_files"`
-	// LastAssistant is the text of the last non-empty assistant text block.
-	LastAssistant string `json:"last_assistant"`
-	// Usage is the token usage of entire-format.md §12.3 (no subagents).
-	Usage events.TokenUsage `json:"usage"`
-	// Actions are the assistant tool_use blocks in order.
-	Actions []Action `json:"actions"`
-	// Lines counts the newline-terminated lines consumed, whatever they hold.
-	Lines int `json:"lines"`
-	// StartOffset is the byte offset the scan started at (0 for ScanBytes).
-	StartOffset int64 `json:"start_offset"`
-	// EndOffset is the byte offset just after the last consumed line, in the
-	// same frame as StartOffset; scan from here to continue.
-	EndOffset int64 `json:"end_offset"`
-	// LastUUID is the uuid of the last consumed line that has one.
-	LastUUID string `json:"last_uuid"`
-
-	// calls holds, per assistant message.id, the usage row kept for it (the
-	// one with the largest output_tokens, first seen on ties). Usage is the
-	// sum of these rows. Merge uses it to dedupe ids across scans.
-	calls map[string]events.TokenUsage
-}
 
 // ErrOffsetPastEnd is returned by ScanFile when the offset lies beyond the end
 // of the file: the transcript was truncated or replaced since that offset was
 // recorded, so the caller should rescan from 0.
-var ErrOffsetPastEnd = errors.New("offset past end of transcript")
+var ErrOffsetPastEnd = agent.ErrPastEnd
 
 // ScanFile scans the transcript at path from byte offset to EOF. It reads
 // through a buffered reader one line at a time, so memory follows the longest
 // line, not the file. The returned Scan has StartOffset = offset and an
 // absolute EndOffset. A final line without '\n' is not consumed.
-func ScanFile(path string, offset int64) (Scan, error) {
-	if offset < 0 {
-		return Scan{}, fmt.Errorf("scan transcript %s: negative offset %d", path, offset)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Scan{}, fmt.Errorf("scan transcript: %w", err)
-	}
-	defer f.Close()
-	if offset > 0 {
-		fi, err := f.Stat()
-		if err != nil {
-			return Scan{}, fmt.Errorf("scan transcript: %w", err)
-		}
-		if offset > fi.Size() {
-			return Scan{}, fmt.Errorf("scan transcript %s: offset %d, size %d: %w", path, offset, fi.Size(), ErrOffsetPastEnd)
-		}
-		if _, err := f.Seek(offset, io.SeekStart); err != nil {
-			return Scan{}, fmt.Errorf("scan transcript: %w", err)
-		}
-	}
+func ScanFile(path string, offset int64) (agent.Scan, error) {
 	sc := newScanner(offset)
-	r := bufio.NewReaderSize(f, 64<<10)
-	for {
-		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: collect it whole.
-			long := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = r.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if err == nil {
-			sc.consume(line[:len(line)-1])
-			continue
-		}
-		if errors.Is(err, io.EOF) {
-			return sc.s, nil // a torn last line stays unconsumed
-		}
-		return Scan{}, fmt.Errorf("scan transcript %s: %w", path, err)
+	if _, err := agent.ScanLines(path, offset, sc.consume); err != nil {
+		return agent.Scan{}, err
 	}
+	return sc.s, nil
 }
 
 // ScanBytes scans transcript data held in memory, as ScanFile does a file
 // read from offset 0. A final line without '\n' is not consumed.
-func ScanBytes(data []byte) Scan {
+func ScanBytes(data []byte) agent.Scan {
 	sc := newScanner(0)
-	for {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return sc.s
-		}
-		sc.consume(data[:i])
-		data = data[i+1:]
-	}
-}
-
-// Merge combines s with later, a scan that started where s ended (its
-// StartOffset is taken to equal s.EndOffset, in whatever frame later uses).
-// Lists are concatenated, ModifiedFiles stays de-duplicated, LastAssistant
-// and LastUUID come from later unless it has none, and EndOffset advances by
-// later's length.
-//
-// Usage: when both scans come from ScanFile/ScanBytes they carry their
-// per-message.id rows, so an API response split across the boundary is
-// counted once, with the row of the larger output_tokens (s's on ties),
-// exactly as one scan over both ranges would count it. A Scan built by hand
-// carries no rows; its Usage (including SubagentTokens) is added as-is.
-func (s Scan) Merge(later Scan) Scan {
-	m := Scan{
-		Prompts:       slices.Concat(s.Prompts, later.Prompts),
-		ModifiedFiles: slices.Clone(s.ModifiedFiles),
-		LastAssistant: s.LastAssistant,
-		Actions:       slices.Concat(s.Actions, later.Actions),
-		Lines:         s.Lines + later.Lines,
-		StartOffset:   s.StartOffset,
-		EndOffset:     s.EndOffset + (later.EndOffset - later.StartOffset),
-		LastUUID:      s.LastUUID,
-	}
-	for _, f := range later.ModifiedFiles {
-		if !slices.Contains(m.ModifiedFiles, f) {
-			m.ModifiedFiles = append(m.ModifiedFiles, f)
-		}
-	}
-	if later.LastAssistant != "" {
-		m.LastAssistant = later.LastAssistant
-	}
-	if later.LastUUID != "" {
-		m.LastUUID = later.LastUUID
-	}
-	m.Usage, m.calls = mergeUsage(s, later)
-	return m
-}
-
-// mergeUsage sums the usage of two scans and removes the double count of
-// every message.id both have seen: the row not kept, and one API call.
-func mergeUsage(s, later Scan) (events.TokenUsage, map[string]events.TokenUsage) {
-	total := s.Usage.Add(later.Usage)
-	if len(s.calls) == 0 && len(later.calls) == 0 {
-		return total, nil
-	}
-	calls := make(map[string]events.TokenUsage, len(s.calls)+len(later.calls))
-	for id, row := range s.calls {
-		calls[id] = row
-	}
-	for id, row := range later.calls {
-		prev, ok := calls[id]
-		if !ok {
-			calls[id] = row
-			continue
-		}
-		dropped := row
-		if row.OutputTokens > prev.OutputTokens {
-			calls[id], dropped = row, prev
-		}
-		total = subUsage(total, dropped)
-	}
-	return total, calls
-}
-
-// subUsage subtracts one row (token fields and its API call) from u.
-func subUsage(u, row events.TokenUsage) events.TokenUsage {
-	u.InputTokens -= row.InputTokens
-	u.CacheCreationTokens -= row.CacheCreationTokens
-	u.CacheReadTokens -= row.CacheReadTokens
-	u.OutputTokens -= row.OutputTokens
-	u.APICallCount -= row.APICallCount
-	return u
+	agent.SplitLines(data, sc.consume)
+	return sc.s
 }

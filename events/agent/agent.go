@@ -1,0 +1,127 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/entirerec/entire/events"
+)
+
+// Kind is the place of an agent's hook in the session lifecycle. The engine sees only kinds.
+type Kind int
+
+// The lifecycle kinds (agent-hooks.md §10).
+const (
+	// Ignore: the hook is accepted (its payload parsed) and only logged.
+	Ignore Kind = iota
+	SessionStart
+	TurnStart
+	TurnEnd
+	SessionEnd
+	// SubagentStart: a subagent is launched (Claude's PreToolUse[Task]).
+	SubagentStart
+	// SubagentEnd: a subagent finished, or was sent to the background (Hook.Async).
+	SubagentEnd
+	// TaskStep: a step inside a running subagent (Claude's PostToolUse[TodoWrite]).
+	TaskStep
+)
+
+var kindNames = [...]string{"ignore", "session-start", "turn-start", "turn-end", "session-end",
+	"subagent-start", "subagent-end", "task-step"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Hook is one hook call of an agent, normalized. Fields an agent does not send stay empty.
+type Hook struct {
+	Kind           Kind
+	SessionID      string
+	TranscriptPath string // the live transcript ("" when the payload has none)
+	Prompt         string // TurnStart: the user's prompt
+	Source         string // SessionStart: startup, resume, clear, ...
+	Reason         string // SessionEnd
+	// LastMessage is the turn's last assistant message as the payload gives it (TurnEnd).
+	LastMessage string
+	Model       string
+	// Subagents and tool steps.
+	ToolName     string
+	ToolUseID    string
+	SubagentID   string
+	SubagentType string
+	Description  string
+	// SubagentTranscript is the subagent's own transcript, when the payload names it.
+	SubagentTranscript string
+	// Async: a SubagentEnd that only says the subagent went to the background; it ends later.
+	Async bool
+	// ToolInput is the raw JSON of the tool's input (TaskStep: the todo list).
+	ToolInput []byte
+}
+
+// Transcript reads an agent's transcript. A position is an events.Transcript: for JSON-lines
+// transcripts Offset is a byte offset after a complete line and Lines the lines before it; a
+// transcript kept as one JSON document counts messages in Lines and reads the whole file.
+type Transcript interface {
+	// ScanFile reads the transcript at path from position from to its end. The returned Scan
+	// has StartOffset = from.Offset, EndOffset the position to continue from, and Lines the
+	// records read.
+	ScanFile(path string, from events.Transcript) (Scan, error)
+	// ScanBytes reads a whole transcript held in memory (a copy from a checkpoint).
+	ScanBytes(data []byte) Scan
+}
+
+// Agent is one entry of the agent table: everything the recorder knows about one coding agent.
+type Agent interface {
+	// Name is the CLI name used in `entire hooks <name>` and `entire enable --agent <name>`.
+	Name() string
+	// Aliases are other accepted spellings of Name (the reference's).
+	Aliases() []string
+	// Type is the agent's name as written in checkpoint metadata (`agent`, `agent_type`).
+	Type() string
+	// ConfigDir is the agent's project configuration directory: its presence means the agent is
+	// used here, and rewind never touches it.
+	ConfigDir() string
+	// ConfigFile is the file Install writes, relative to the repository root.
+	ConfigFile() string
+	// Parse decodes the payload of hook verb. An unknown verb or a payload that is not a JSON
+	// object is an error; a verb the recorder does not act on gives Kind Ignore.
+	Parse(verb string, stdin []byte) (Hook, error)
+	// Reply is what the hook prints on stdout, given the message the recorder wants the user to
+	// see ("" for none). It follows the agent's output contract; nil prints nothing.
+	Reply(h Hook, message string) []byte
+	Transcript
+	// DefaultTranscript is where the agent keeps a session's transcript when the payload does not
+	// say ("" when it cannot be known).
+	DefaultTranscript(repoRoot, sessionID string) string
+	// Install writes the agent's hook configuration into the repository, keeping everything else
+	// in the file, and returns how many hooks it added (0 when all were there). force reinstalls.
+	Install(repoRoot string, force bool) (int, error)
+	// Uninstall removes exactly the hooks Install writes and returns how many it removed.
+	Uninstall(repoRoot string) (int, error)
+	// Installed reports whether the agent's hooks are configured in the repository.
+	Installed(repoRoot string) bool
+	// ResumeCommand is the shell command that resumes a session in the agent.
+	ResumeCommand(sessionID string) string
+}
+
+// TurnEndUnreliable is implemented by agents whose turn-end hook may not fire: the recorder
+// closes a turn left open from the transcript at the next turn start or session end.
+type TurnEndUnreliable interface {
+	TurnEndUnreliable() bool
+}
+
+// Materializer is implemented by agents that keep no transcript file (OpenCode keeps it in a
+// database): Materialize writes the session's transcript as JSON lines into dir, which the
+// recorder owns, and returns its path. Earlier lines keep their bytes, so positions stay valid.
+type Materializer interface {
+	Materialize(ctx context.Context, sessionID, dir string) (string, error)
+}
+
+// Flusher is implemented by agents that may run the turn-end hook before the transcript holds
+// the turn: WaitForFlush waits, at most maxWait from since, for the agent's marker.
+type Flusher interface {
+	WaitForFlush(ctx context.Context, path string, since time.Time, maxWait time.Duration) bool
+}

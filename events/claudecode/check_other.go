@@ -1,6 +1,0 @@
-//go:build !unix
-
-package claudecode
-
-// openNonBlocking is 0 where there are no FIFOs to wait on.
-const openNonBlocking = 0

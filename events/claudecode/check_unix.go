@@ -1,8 +1,0 @@
-//go:build unix
-
-package claudecode
-
-import "syscall"
-
-// openNonBlocking keeps an open from waiting on a FIFO swapped in after the mode was checked.
-const openNonBlocking = syscall.O_NONBLOCK

@@ -1,0 +1,27 @@
+package copilot
+
+import (
+	"github.com/entirerec/entire/events/agent"
+)
+
+// ErrOffsetPastEnd is returned by ScanFile when the offset lies beyond the end of the file: the
+// transcript was truncated or replaced since the offset was recorded; rescan from 0.
+var ErrOffsetPastEnd = agent.ErrPastEnd
+
+// ScanFile scans the transcript at path from byte offset to its end, one line at a time through
+// a buffered reader, so memory follows the longest line. The Scan has StartOffset = offset and
+// an absolute EndOffset. A final line without '\n' is not consumed.
+func ScanFile(path string, offset int64) (agent.Scan, error) {
+	sc := newScanner(offset)
+	if _, err := agent.ScanLines(path, offset, sc.consume); err != nil {
+		return agent.Scan{}, err
+	}
+	return sc.result(), nil
+}
+
+// ScanBytes scans a transcript held in memory as ScanFile scans a file from offset 0.
+func ScanBytes(data []byte) agent.Scan {
+	sc := newScanner(0)
+	agent.SplitLines(data, sc.consume)
+	return sc.result()
+}

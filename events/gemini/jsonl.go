@@ -1,0 +1,74 @@
+package gemini
+
+import (
+	"slices"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/entirerec/entire/events/agent"
+)
+
+// lineScanner reads the records of a JSONL chat file (agent-hooks.md §2.4). Gemini CLI
+// appends a message again each time it changes (tokens, more tool calls), so within one scan
+// the last record of an id wins and keeps the place of the first; "$rewindTo" drops a message
+// and every message after it. Only the facts of each message are kept.
+type lineScanner struct {
+	s     agent.Scan
+	order []string           // message ids, first-seen order
+	msgs  map[string]message // the latest facts per id
+}
+
+func newLineScanner(offset int64) *lineScanner {
+	return &lineScanner{s: agent.Scan{StartOffset: offset, EndOffset: offset}, msgs: map[string]message{}}
+}
+
+// consume takes one complete line without its '\n'. Every line counts; blank, invalid and
+// unknown lines are otherwise skipped, as Gemini CLI skips them.
+func (sc *lineScanner) consume(line []byte) {
+	sc.s.Lines++
+	sc.s.EndOffset += int64(len(line)) + 1
+	if !gjson.ValidBytes(line) {
+		return
+	}
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return
+	}
+	// The record kinds, tested in Gemini CLI's own order.
+	if to := r.Get(`$rewindTo`); to.Type == gjson.String {
+		sc.rewind(to.Str)
+		return
+	}
+	if id := r.Get("id"); id.Type == gjson.String {
+		m := readMessage(r)
+		if _, seen := sc.msgs[m.id]; !seen {
+			sc.order = append(sc.order, m.id)
+		}
+		sc.msgs[m.id] = m
+	}
+	// {"$set": ...} and the metadata record carry no new message: ignored (package doc).
+}
+
+// rewind drops message id and every later one. An id this scan has not seen was written
+// before it started: everything this scan holds comes after it and goes.
+func (sc *lineScanner) rewind(id string) {
+	i := slices.Index(sc.order, id)
+	if i < 0 {
+		i = 0
+	}
+	for _, gone := range sc.order[i:] {
+		delete(sc.msgs, gone)
+	}
+	sc.order = sc.order[:i]
+}
+
+// finish returns the Scan of the messages left.
+func (sc *lineScanner) finish() agent.Scan {
+	list := make([]message, 0, len(sc.order))
+	for _, id := range sc.order {
+		list = append(list, sc.msgs[id])
+	}
+	s := sc.s
+	collect(&s, list)
+	return s
+}
