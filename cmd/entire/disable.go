@@ -25,6 +25,12 @@ func (c *disableCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	kept := 0
+	if c.Uninstall {
+		if kept, err = c.discardSessions(e, repo); err != nil {
+			return err
+		}
+	}
 	report, err := setup.Disable(p, c.Uninstall)
 	for _, l := range report.Lines {
 		fmt.Fprintln(e.stdout, l)
@@ -36,8 +42,10 @@ func (c *disableCmd) Run(e *env) error {
 		fmt.Fprintln(e.stdout, "Entire is now disabled.")
 		return nil
 	}
-	if err := os.RemoveAll(session.NewStore(repo.CommonDir).Dir); err != nil {
-		return fmt.Errorf("remove session state: %w", err)
+	if kept == 0 {
+		if err := os.RemoveAll(session.NewStore(repo.CommonDir).Dir); err != nil {
+			return fmt.Errorf("remove session state: %w", err)
+		}
 	}
 	refs, err := repo.ForEachRef(e.ctx, "refs/heads/entire/")
 	if err != nil {
@@ -56,4 +64,28 @@ func (c *disableCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "Entire is uninstalled (%d shadow branches removed).\n", len(dels))
 	return nil
+}
+
+// discardSessions finishes what hooks left pending (so that no trailer loses its checkpoint),
+// then discards every session through its journal (session_discarded), as clean and reset do.
+// A session whose pending work git still refuses is kept, and said so; it returns how many.
+func (c *disableCmd) discardSessions(e *env, repo *gitexec.Repo) (int, error) {
+	en, closeLog := settledEngine(e, repo)
+	defer closeLog()
+	ids, err := en.Store.IDs()
+	if err != nil {
+		return 0, err
+	}
+	kept := 0
+	for _, id := range ids {
+		if s, err := en.Store.Peek(id); err == nil && len(session.Pending(s)) > 0 {
+			fmt.Fprintf(e.stdout, "Session %s still owes a checkpoint git would not write; its state is kept (see `entire doctor`).\n", id)
+			kept++
+			continue
+		}
+		if err := en.RemoveSession(e.ctx, id, "entire disable --uninstall"); err != nil {
+			return kept, fmt.Errorf("discard session %s: %w", id, err)
+		}
+	}
+	return kept, nil
 }
