@@ -32,6 +32,8 @@ const (
 	TypeSubagentStarted  Type = "subagent_started"
 	TypeSubagentEnded    Type = "subagent_ended"
 	TypeRewound          Type = "rewound"
+	// TypeStateRestored brings back the state a damaged journal's snapshot held.
+	TypeStateRestored Type = "state_restored"
 )
 
 // Result events: what an effect did.
@@ -150,6 +152,8 @@ func newPayload(t Type) (Payload, error) {
 		return &TaskCheckpointWritten{}, nil
 	case TypeRewound:
 		return &Rewound{}, nil
+	case TypeStateRestored:
+		return &StateRestored{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }
@@ -196,6 +200,8 @@ func deref(p Payload) Payload {
 	case *TaskCheckpointWritten:
 		return *v
 	case *Rewound:
+		return *v
+	case *StateRestored:
 		return *v
 	}
 	return p

@@ -1,5 +1,7 @@
 package events
 
+import "encoding/json"
+
 // Worktree is what the engine observed about the repository when an input event happened.
 type Worktree struct {
 	Path string `json:"path"`           // absolute worktree root
@@ -342,3 +344,14 @@ type PromptAttribution struct {
 	AgentLinesRemoved int            `json:"agent_lines_removed"`
 	UserAddedPerFile  map[string]int `json:"user_added_per_file,omitempty"`
 }
+
+// StateRestored replaces the session's state with a snapshot: when a journal is damaged, the
+// events before the damage are kept, and the snapshot written after the lost events (newer than
+// those events) is journaled so that a replay rebuilds it.
+type StateRestored struct {
+	State  json.RawMessage `json:"state"`
+	Reason string          `json:"reason,omitempty"`
+}
+
+// EventType implements Payload.
+func (StateRestored) EventType() Type { return TypeStateRestored }

@@ -140,6 +140,12 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 		return fmt.Errorf("reject session id: %w; the hook is not recorded", err)
 	}
 	h.log = h.log.With("session_id", in.SessionID)
+	// A tool's input is journaled (a todo list); one larger than a prompt may be is dropped, not
+	// cut, since a cut would not be JSON.
+	if len(in.ToolInput) > agent.MaxTextBytes {
+		h.log.Warn("tool input dropped: too large to record", "bytes", len(in.ToolInput), "limit", agent.MaxTextBytes)
+		in.ToolInput = nil
+	}
 	if in.TranscriptPath == "" {
 		in.TranscriptPath = a.DefaultTranscript(h.repo.TopLevel, in.SessionID)
 	}

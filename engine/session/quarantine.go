@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/lockedfile"
 
+	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/journal"
 )
 
@@ -45,6 +46,10 @@ func (st Store) quarantine(id string, ce *journal.CorruptError, log *slog.Logger
 		keep = len(lines)
 	}
 	prefix := bytes.Join(lines[:keep], nil)
+	restored := false
+	if line, ok := st.restoreLine(id, prefix); ok {
+		prefix, restored = append(prefix, line...), true
+	}
 	damaged := path + damagedSuffix + strconv.FormatInt(time.Now().Unix(), 10)
 	if err := os.WriteFile(damaged, data, 0o600); err != nil {
 		return fmt.Errorf("quarantine journal: %w", err)
@@ -61,7 +66,8 @@ func (st Store) quarantine(id string, ce *journal.CorruptError, log *slog.Logger
 		lost--
 	}
 	log.Error("damaged journal set aside; the session continues from the events before the damage",
-		"session_id", id, "damage", ce.Error(), "kept_events", keep, "lost_events", lost, "damaged_copy", damaged)
+		"session_id", id, "damage", ce.Error(), "kept_events", keep, "lost_events", lost, "damaged_copy", damaged,
+		"snapshot_restored", restored)
 	return nil
 }
 
@@ -81,4 +87,34 @@ func (st Store) Damaged() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// restoreLine is a state_restored event to append to the kept prefix of a damaged journal when
+// the session's snapshot is newer than that prefix (it was written after events the damage
+// cost), so that the session goes on from the snapshot rather than from the older prefix.
+func (st Store) restoreLine(id string, prefix []byte) ([]byte, bool) {
+	data, err := os.ReadFile(st.StatePath(id))
+	if err != nil {
+		return nil, false
+	}
+	snap, err := UnmarshalState(data)
+	if err != nil || snap.SessionID != id {
+		return nil, false
+	}
+	last := uint64(0)
+	for _, line := range bytes.Split(prefix, []byte{'\n'}) {
+		if e, err := events.Decode(line); err == nil {
+			last = e.Seq
+		}
+	}
+	if snap.Recorder.JournalSeq <= last {
+		return nil, false
+	}
+	e := events.New(time.Now().UTC(), events.StateRestored{State: data, Reason: "journal damaged after the snapshot was written"})
+	e.Seq = last + 1
+	line, err := events.Encode(e)
+	if err != nil {
+		return nil, false
+	}
+	return append(line, '\n'), true
 }

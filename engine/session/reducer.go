@@ -325,6 +325,11 @@ func Evolve(in State, e events.Event) State {
 		}
 	case events.ShadowCheckpointSkipped:
 		s.ShouldResetShadowBranch = false
+	case events.StateRestored:
+		if r, err := UnmarshalState(d.State); err == nil {
+			s = r
+			s.Recorder.JournalSeq = e.Seq
+		}
 	case events.SubagentStarted:
 		s.Recorder.Tasks = startTask(s.Recorder.Tasks, d, e)
 	case events.SubagentEnded:

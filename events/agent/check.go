@@ -55,13 +55,28 @@ func CheckTranscript(path string) error {
 	switch {
 	case len(line) == 0 || line[0] != '{':
 	case whole && gjson.ValidBytes(line):
-		return nil
+		return laterLines(r, path)
 	case whole && string(line) == "{" && prettyObject(r):
 		return nil // a pretty-printed JSON document (Gemini CLI's chat file before v0.39)
 	case !whole && bytes.HasPrefix(line, []byte(`{"`)):
 		return nil // a first line longer than the window (a huge prompt) that opens a JSON object
 	}
 	return fmt.Errorf("%w: the first line of %s is not a JSON object", ErrNotTranscript, path)
+}
+
+// laterLines checks the complete lines after the first within the window: a JSON-lines
+// transcript holds nothing else, so a file that goes on with prose (notes with a JSON first line)
+// is not one. A last line cut by the window is not judged.
+func laterLines(r *bufio.Reader, path string) error {
+	for n := 2; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return nil // the end of the file or of the window
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 && !gjson.ValidBytes(line) {
+			return fmt.Errorf("%w: line %d of %s is not JSON", ErrNotTranscript, n, path)
+		}
+	}
 }
 
 // prettyObject reports whether the line after a lone "{" goes on as a JSON object: a key, or

@@ -42,6 +42,8 @@ func TestCheckTranscript(t *testing.T) {
 		{"notes", write("notes.md", "# private notes\n"), false},
 		{"pretty JSON document", write("doc.json", "{\n  \"a\": 1\n}\n"), true},
 		{"a brace, then prose", write("brace.txt", "{\nnot a key\n"), false},
+		{"a JSON line, then prose", write("notes.txt", "{\"type\":\"user\"}\nmy private notes\n{}\n"), false},
+		{"a JSON line, then a torn one", write("torn.jsonl", "{\"type\":\"user\"}\n{\"type\":\"assi"), true},
 		{"binary", write("bin", "\x00\x01\x02{"), false},
 		{"directory", dir, false},
 		{"FIFO", fifo, false},
