@@ -232,6 +232,9 @@ func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, trans
 	if transcript == "" {
 		transcript = s.TranscriptPath
 	}
+	if _, err := os.Stat(transcript); err != nil {
+		return // nothing written yet: the turn has nothing to record
+	}
 	en.Log.Info("closing a turn the agent did not end", "session_id", sessionID)
 	if err := en.TurnEnd(ctx, events.TurnEnded{SessionID: sessionID, Agent: agentType, Transcript: events.Transcript{Path: transcript}}, "", time.Now()); err != nil {
 		en.Log.Warn("close open turn", "session_id", sessionID, "error", err.Error())

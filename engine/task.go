@@ -99,7 +99,16 @@ func (en *Engine) openTask(sessionID, toolUseID, agentID string) (session.OpenTa
 // subagent launched in the background (async) only records its agent ID; the checkpoint is
 // written when it stops.
 func (en *Engine) TaskEnded(ctx context.Context, in events.SubagentEnded, async bool) error {
-	pre, _ := en.openTask(in.SessionID, in.ToolUseID, in.AgentID)
+	pre, found := en.openTask(in.SessionID, in.ToolUseID, in.AgentID)
+	if !found && (in.SubagentType != "" || in.Description != "") {
+		// An agent that names the launch and the end differently (Droid may send no tool use ID
+		// with one of them): the one open task of the same type and description is this one.
+		if s, err := en.Store.Peek(in.SessionID); err == nil {
+			if t, ok := s.TaskLike(in.SubagentType, in.Description); ok {
+				pre, found, in.ToolUseID = t, true, t.ToolUseID
+			}
+		}
+	}
 	if in.ToolUseID == "" {
 		in.ToolUseID = pre.ToolUseID
 	}

@@ -26,7 +26,7 @@ func (c *disableCmd) Run(e *env) error {
 		return err
 	}
 	kept := 0
-	if c.Uninstall {
+	if _, serr := os.Stat(session.NewStore(repo.CommonDir).Dir); c.Uninstall && serr == nil {
 		if kept, err = c.discardSessions(e, repo); err != nil {
 			return err
 		}

@@ -129,7 +129,7 @@ func (v view) render(w io.Writer, p palette) {
 		if v.full {
 			data = s.Transcript
 		}
-		renderTranscript(w, p, data)
+		renderTranscript(w, p, s.Entries(data))
 	}
 }
 

@@ -13,8 +13,7 @@ import (
 )
 
 // renderTranscript prints prompts, assistant text and tool calls, one blank line apart.
-func renderTranscript(w io.Writer, p palette, data []byte) {
-	entries := checkpoint.TranscriptEntries(data)
+func renderTranscript(w io.Writer, p palette, entries []checkpoint.TranscriptEntry) {
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "  (none)")
 		return

@@ -139,6 +139,9 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	if err := agent.ValidateSessionID(in.SessionID); err != nil {
 		return fmt.Errorf("reject session id: %w; the hook is not recorded", err)
 	}
+	// The engine's own lines name the session; the hook's lines get it here, after the engine
+	// took its logger, so that no line carries the key twice.
+	en := h.engine()
 	h.log = h.log.With("session_id", in.SessionID)
 	// A tool's input is journaled (a todo list); one larger than a prompt may be is dropped, not
 	// cut, since a cut would not be JSON.
@@ -168,7 +171,6 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 			in.SubagentTranscript = ""
 		}
 	}
-	en := h.engine()
 	ctx := h.e.ctx
 	tr := events.Transcript{Path: in.TranscriptPath}
 	typ := a.Type()
@@ -181,6 +183,10 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	case agent.SessionStart:
 		others, err := en.SessionStart(ctx, events.SessionStarted{SessionID: in.SessionID, Agent: typ, Source: in.Source, Transcript: tr})
 		reply(startSystemMessage(others, h.settings.MultiSessionWarning()))
+		if err == nil && in.OpensTurn {
+			h.autoHeal(en)
+			err = en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: typ, Transcript: tr})
+		}
 		return err
 	case agent.TurnStart:
 		h.autoHeal(en)

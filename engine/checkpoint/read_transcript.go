@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -178,4 +180,35 @@ func toolDetail(in map[string]json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// Entries are the readable steps of the slot's transcript data (all of it or its scope) in the
+// slot agent's format: Claude Code's JSONL is read block by block; any other agent's transcript
+// record by record through its own scanner (its prompts, then its tool calls, then its
+// assistant text).
+func (s Slot) Entries(data []byte) []TranscriptEntry {
+	rd, ok := agents.ByType(s.Meta.Agent)
+	if !ok || rd.Name() == agents.Default.Name() {
+		return TranscriptEntries(data)
+	}
+	var out []TranscriptEntry
+	add := func(sc agent.Scan) {
+		for _, p := range sc.Prompts {
+			out = append(out, TranscriptEntry{Kind: "user", Text: p})
+		}
+		for _, a := range sc.Actions {
+			out = append(out, TranscriptEntry{Kind: "tool", Tool: a.Tool, Text: a.Detail})
+		}
+		if sc.LastAssistant != "" {
+			out = append(out, TranscriptEntry{Kind: "assistant", Text: sc.LastAssistant})
+		}
+	}
+	if first, _, _ := bytes.Cut(data, []byte{'\n'}); string(bytes.TrimSpace(first)) == "{" {
+		add(rd.ScanBytes(withNewline(data))) // one pretty-printed JSON document
+		return out
+	}
+	agent.SplitLines(withNewline(data), func(line []byte) {
+		add(rd.ScanBytes(append(line[:len(line):len(line)], '\n')))
+	})
+	return out
 }

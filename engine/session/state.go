@@ -50,6 +50,21 @@ func (s State) Task(toolUseID, agentID string) (OpenTask, bool) {
 	return OpenTask{}, false
 }
 
+// TaskLike returns the one open task with this subagent type and description (false when none
+// or several match).
+func (s State) TaskLike(subagentType, description string) (OpenTask, bool) {
+	var found []OpenTask
+	for _, t := range s.Recorder.Tasks {
+		if t.SubagentType == subagentType && t.Description == description {
+			found = append(found, t)
+		}
+	}
+	if len(found) != 1 {
+		return OpenTask{}, false
+	}
+	return found[0], true
+}
+
 // PromptAttribution is the per-prompt line accounting of spec §5.2.
 type PromptAttribution = events.PromptAttribution
 

@@ -361,3 +361,22 @@ func TestUnmarshalStateReferenceFile(t *testing.T) {
 
 // agentClaudeCode is the agent name the fixtures record.
 const agentClaudeCode = "Claude Code"
+
+// An end that names its task differently from its launch pairs with the one open task of the
+// same type and description, and only when exactly one matches.
+func TestTaskLike(t *testing.T) {
+	s := State{Recorder: Recorder{Tasks: []OpenTask{
+		{ToolUseID: "a", SubagentType: "reviewer", Description: "Review x"},
+		{ToolUseID: "b", SubagentType: "dev", Description: "Write y"},
+		{ToolUseID: "c", SubagentType: "dev", Description: "Write y"},
+	}}}
+	if got, ok := s.TaskLike("reviewer", "Review x"); !ok || got.ToolUseID != "a" {
+		t.Errorf("TaskLike(reviewer) = %v, %v; want task a", got, ok)
+	}
+	if _, ok := s.TaskLike("dev", "Write y"); ok {
+		t.Error("two tasks match: TaskLike must not pick one")
+	}
+	if _, ok := s.TaskLike("other", ""); ok {
+		t.Error("no task matches, yet TaskLike found one")
+	}
+}

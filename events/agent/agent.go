@@ -59,6 +59,10 @@ type Hook struct {
 	Async bool
 	// ToolInput is the raw JSON of the tool's input (TaskStep: the todo list).
 	ToolInput []byte
+	// OpensTurn: on SessionStart, the agent may send no turn hooks at all (Cursor's headless
+	// `agent -p`), so the session start also opens a turn, closed from the transcript at the next
+	// turn start or at session end.
+	OpensTurn bool
 }
 
 // Transcript reads an agent's transcript. A position is an events.Transcript: for JSON-lines

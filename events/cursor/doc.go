@@ -12,7 +12,7 @@ Cursor calls `entire hooks cursor <verb>`; the verb is the kebab-case form of th
 event the entry is registered under.
 
 	verb                  Cursor event         lifecycle kind
-	session-start         sessionStart         SessionStart
+	session-start         sessionStart         SessionStart, opening a turn (OpensTurn)
 	before-submit-prompt  beforeSubmitPrompt   TurnStart (Prompt from "prompt")
 	stop                  stop                 TurnEnd
 	session-end           sessionEnd           SessionEnd (Reason from "reason")
@@ -45,9 +45,10 @@ messages); the recorder decides nothing, so Reply prints nothing for every verb.
 # Limits of the hook protocol and how the recorder copes
 
   - In headless `agent -p`, beforeSubmitPrompt and stop do not fire: only sessionStart,
-    sessionEnd and the tool hooks do. The agent therefore implements agent.TurnEndUnreliable,
-    and the engine closes a turn left open from the transcript at the next turn start or at
-    session end.
+    sessionEnd and the tool hooks do. So sessionStart also opens a turn (Hook.OpensTurn), and
+    the agent implements agent.TurnEndUnreliable: the engine closes a turn left open from the
+    transcript at the next turn start or at session end. Interactively, the first prompt closes
+    the (empty) turn the session start opened.
   - transcript_path is null in the CLI and only sometimes set in the IDE. DefaultTranscript
     computes it: ~/.cursor/projects/<workspace>/agent-transcripts/<id>.jsonl (CLI, flat), or
     <id>/<id>.jsonl below the same directory (IDE, nested) when that exists. <workspace> is the

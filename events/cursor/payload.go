@@ -51,6 +51,10 @@ func (Agent) Parse(verb string, stdin []byte) (agent.Hook, error) {
 		h.ToolInput = []byte(v.Raw)
 	}
 	switch kind {
+	case agent.SessionStart:
+		// Headless `agent -p` sends no beforeSubmitPrompt or stop: the session start opens a
+		// turn that the first prompt, or the session end, closes from the transcript.
+		h.OpensTurn = true
 	case agent.TurnStart:
 		h.Prompt = agent.Truncate(str("prompt"), agent.MaxTextBytes)
 	case agent.SessionEnd:

@@ -21,7 +21,7 @@ func TestParseFixtures(t *testing.T) {
 		verb, file string
 		want       agent.Hook
 	}{
-		{"session-start", "session-start.json", agent.Hook{Kind: agent.SessionStart, SessionID: conv, Model: "claude-4.5-sonnet"}},
+		{"session-start", "session-start.json", agent.Hook{Kind: agent.SessionStart, SessionID: conv, Model: "claude-4.5-sonnet", OpensTurn: true}},
 		{"before-submit-prompt", "before-submit-prompt.json", agent.Hook{Kind: agent.TurnStart, SessionID: conv, Model: "claude-4.5-sonnet",
 			TranscriptPath: "/home/u/.cursor/projects/home-u-src-shop/agent-transcripts/" + conv + "/" + conv + ".jsonl",
 			Prompt:         "Add a retry helper to fetch.go.\nThe staging key is AKIAIOSFODNN7EXAMPLE, keep it out of the code."}},
@@ -72,8 +72,8 @@ func TestParse(t *testing.T) {
 		{verb: "stop", in: `{}`, want: agent.Hook{Kind: agent.TurnEnd}},
 		{verb: "pre-compact", in: `{"conversation_id":"c","trigger":"auto"}`, want: agent.Hook{Kind: agent.Ignore, SessionID: "c"}},
 		// session_id is the fallback; conversation_id wins.
-		{verb: "session-start", in: `{"session_id":"s"}`, want: agent.Hook{Kind: agent.SessionStart, SessionID: "s"}},
-		{verb: "session-start", in: `{"session_id":"s","conversation_id":"c"}`, want: agent.Hook{Kind: agent.SessionStart, SessionID: "c"}},
+		{verb: "session-start", in: `{"session_id":"s"}`, want: agent.Hook{Kind: agent.SessionStart, SessionID: "s", OpensTurn: true}},
+		{verb: "session-start", in: `{"session_id":"s","conversation_id":"c"}`, want: agent.Hook{Kind: agent.SessionStart, SessionID: "c", OpensTurn: true}},
 		// Wrong types read as "" and never fail the hook.
 		{verb: "before-submit-prompt", in: `{"conversation_id":42,"session_id":"s","prompt":["x"],"transcript_path":{},"model":null}`,
 			want: agent.Hook{Kind: agent.TurnStart, SessionID: "s"}},
