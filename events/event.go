@@ -83,6 +83,10 @@ func Encode(e Event) ([]byte, error) {
 	return json.Marshal(e)
 }
 
+// legacyAgent is the agent of events journaled before they named one: only Claude Code was
+// recorded then.
+const legacyAgent = "Claude Code"
+
 // Decode parses one journal line into an event with its typed payload.
 func Decode(line []byte) (Event, error) {
 	var raw struct {
@@ -106,6 +110,9 @@ func Decode(line []byte) (Event, error) {
 		if err := json.Unmarshal(raw.Data, p); err != nil {
 			return Event{}, fmt.Errorf("decode event %d (%s): %w", raw.Seq, raw.Type, err)
 		}
+	}
+	if s, ok := p.(*SubagentEnded); ok && s.Agent == "" {
+		s.Agent = legacyAgent // journaled before subagent_ended named its agent
 	}
 	return Event{V: raw.V, Seq: raw.Seq, Type: raw.Type, Time: raw.Time, Data: deref(p)}, nil
 }

@@ -21,7 +21,7 @@ func samples() []Payload {
 			SubagentTokens: &TokenUsage{OutputTokens: 2}}, Summary: "done", Prompts: []string{"p"}, Flushed: true},
 		SessionStopped{SessionID: "s", Reason: "clear"},
 		GitCommitted{Commit: "c", CheckpointID: "0123456789ab", Branch: "main", Files: []string{"a"}, Overlap: true, TranscriptGrew: true},
-		SubagentEnded{SessionID: "s", ToolUseID: "toolu_1", AgentID: "a1", Files: []string{"x"}, Incremental: true, Todo: []byte(`{"todos":[]}`)},
+		SubagentEnded{SessionID: "s", Agent: "Gemini CLI", ToolUseID: "toolu_1", AgentID: "a1", Files: []string{"x"}, Incremental: true, Todo: []byte(`{"todos":[]}`)},
 		ShadowCheckpointWritten{Branch: "entire/0123456-e3b0c4", Commit: "c", BaseCommit: "b", Files: []string{"a"}, Reset: true,
 			Chunks: []ChunkRef{{End: 10, Blob: "b1", HashState: []byte{1, 2}}}},
 		ShadowCheckpointSkipped{Reason: "no changes"},
@@ -111,5 +111,17 @@ func TestTokenUsageAdd(t *testing.T) {
 	}
 	if !(TokenUsage{}).IsZero() || got.IsZero() {
 		t.Error("IsZero is wrong")
+	}
+}
+
+// A subagent_ended journaled before the event named its agent decodes as Claude Code's, the
+// only agent recorded then.
+func TestLegacySubagentEndedAgent(t *testing.T) {
+	e, err := Decode([]byte(`{"v":1,"seq":3,"type":"subagent_ended","time":"2026-01-02T03:04:05Z","data":{"session_id":"s","tool_use_id":"t"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Data.(SubagentEnded).Agent; got != "Claude Code" {
+		t.Errorf("agent = %q, want Claude Code", got)
 	}
 }

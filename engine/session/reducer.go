@@ -65,9 +65,6 @@ func (WriteTaskCheckpoint) EffectName() string   { return "write-task-checkpoint
 func (RemoveSession) EffectName() string         { return "remove-session" }
 func (DeleteShadow) EffectName() string          { return "delete-shadow" }
 
-// legacySubagentAgent is the agent of a subagent_ended event journaled before the event named
-// it: only Claude Code was recorded then.
-const legacySubagentAgent = "Claude Code"
 
 // Decide returns the effects an input event calls for, given the state before the event.
 // Result events call for nothing.
@@ -334,12 +331,8 @@ func Evolve(in State, e events.Event) State {
 		s.Recorder.Tasks = startTask(s.Recorder.Tasks, d, e)
 	case events.SubagentEnded:
 		if !s.Exists() {
-			agent := d.Agent
-			if agent == "" {
-				agent = legacySubagentAgent
-			}
 			tasks := s.Recorder.Tasks
-			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: agent, Worktree: d.Worktree, Transcript: d.Transcript}, e)
+			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: d.Agent, Worktree: d.Worktree, Transcript: d.Transcript}, e)
 			s.Recorder.Tasks = tasks
 		}
 		s.FilesTouched = MergeSorted(s.FilesTouched, d.Files)
