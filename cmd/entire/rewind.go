@@ -205,8 +205,12 @@ func pointLabel(p history.RewindPoint) string {
 	case p.IsTaskCheckpoint:
 		tag = " [task]"
 	}
-	return fmt.Sprintf("%s  %s  %s%s  (session %s)", p.Short(), p.Date.Local().Format("01-02 15:04"),
-		truncate(p.Message, 60), tag, short(p.SessionID, 12))
+	who := "session " + short(p.SessionID, 12)
+	if p.Agent != "" {
+		who = p.Agent + " " + who
+	}
+	return fmt.Sprintf("%s  %s  %s%s  (%s)", p.Short(), p.Date.Local().Format("01-02 15:04"),
+		truncate(p.Message, 60), tag, who)
 }
 
 // askNumber reads a number in 1..n from the terminal; 0 means cancel. A terminal pretended by
