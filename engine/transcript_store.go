@@ -6,7 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/events"
@@ -124,6 +127,9 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 	if err != nil {
 		return out, err
 	}
+	if base == 0 && len(data) > target && isJSONDocument(data) {
+		return en.storeDocument(ctx, data, target, transform)
+	}
 	rel, err := chunkBounds(data, target)
 	if err != nil {
 		return out, err
@@ -199,4 +205,62 @@ func restoreHash(h interface{ Reset() }, state []byte) error {
 		return fmt.Errorf("hash state cannot be restored")
 	}
 	return u.UnmarshalBinary(state)
+}
+
+// isJSONDocument reports whether a transcript is one JSON object holding a "messages" array
+// (Gemini CLI's chat file before v0.39) rather than JSON lines.
+func isJSONDocument(data []byte) bool {
+	return gjson.ValidBytes(data) && gjson.GetBytes(data, "messages").IsArray()
+}
+
+// storeDocument writes a JSON-document transcript larger than one chunk as several
+// {"messages":[...]} objects, each message whole and compact, as the reference splits Gemini
+// chat files (spec §3.4); readers merge their message arrays. Nothing is cached: the document
+// is rewritten in place, so no part of it is known to stay.
+func (en *Engine) storeDocument(ctx context.Context, data []byte, target int, transform func([]byte) []byte) (storedTranscript, error) {
+	var out storedTranscript
+	var chunks [][]byte
+	var cur []json.RawMessage
+	size := 0
+	flush := func() error {
+		b, err := json.Marshal(map[string][]json.RawMessage{"messages": cur})
+		if err != nil {
+			return err
+		}
+		chunks = append(chunks, transform(b))
+		cur, size = nil, 0
+		return nil
+	}
+	var ferr error
+	gjson.GetBytes(data, "messages").ForEach(func(_, m gjson.Result) bool {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, []byte(m.Raw)); err != nil {
+			ferr = err
+			return false
+		}
+		if len(cur) > 0 && size+buf.Len() > target {
+			if ferr = flush(); ferr != nil {
+				return false
+			}
+		}
+		cur = append(cur, buf.Bytes())
+		size += buf.Len() + 1
+		return true
+	})
+	if ferr == nil {
+		ferr = flush()
+	}
+	if ferr != nil {
+		return out, fmt.Errorf("split transcript document: %w", ferr)
+	}
+	oids, err := en.Repo.HashBlobs(ctx, chunks)
+	if err != nil {
+		return out, fmt.Errorf("write transcript chunks: %w", err)
+	}
+	for i, oid := range oids {
+		out.files = append(out.files, gitexec.TreeChange{Path: chunkName(i), Mode: "100644", OID: oid})
+	}
+	sum := sha256.Sum256(transform(data)) // the whole redacted transcript, before chunking (§3.5)
+	out.hash = []byte("sha256:" + hex.EncodeToString(sum[:]))
+	return out, nil
 }

@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/gitexec"
@@ -275,5 +278,49 @@ func TestStoreTranscriptReadsOnlyTheNewPart(t *testing.T) {
 	}
 	if got := reassemble(t, en, third); !bytes.Equal(got, redact.JSONL(other)) {
 		t.Fatal("a rewritten transcript was stitched from a stale cache")
+	}
+}
+
+// A transcript kept as one JSON document (Gemini CLI before v0.39) larger than a chunk is
+// split into {"messages":[...]} objects of whole messages, which the reader merges back into
+// the same messages; its content hash is over the whole redacted document.
+func TestStoreTranscriptDocumentSplitsMessages(t *testing.T) {
+	en := testRepo(t)
+	var msgs []string
+	for i := range 60 {
+		msgs = append(msgs, fmt.Sprintf(`    {"id": "m%d", "type": "user", "content": "%s"}`, i, strings.Repeat("w", 900)))
+	}
+	doc := []byte("{\n  \"sessionId\": \"g\",\n  \"messages\": [\n" + strings.Join(msgs, ",\n") + "\n  ]\n}\n")
+	defer func(n int) { chunkTarget = n }(chunkTarget)
+	chunkTarget = 16 << 10
+	st, err := en.storeTranscript(context.Background(), memSource(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.files) < 3 {
+		t.Fatalf("a %d-byte document stored as %d chunks", len(doc), len(st.files))
+	}
+	var parts [][]byte
+	for i, f := range st.files {
+		data, _, err := en.Repo.ReadBlob(context.Background(), string(f.OID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(data, []byte(`{"messages":[`)) || len(data) > chunkTarget+1024 {
+			t.Errorf("chunk %d: %d bytes starting %.20q", i, len(data), data)
+		}
+		parts = append(parts, data)
+	}
+	joined, err := checkpoint.JoinChunks("Gemini CLI", parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gjson.GetBytes(joined, "messages.#.id").Array()
+	if len(got) != 60 || got[0].Str != "m0" || got[59].Str != "m59" {
+		t.Errorf("reassembled %d messages", len(got))
+	}
+	sum := sha256.Sum256(redact.JSONL(doc))
+	if want := "sha256:" + hex.EncodeToString(sum[:]); string(st.hash) != want {
+		t.Errorf("content hash %s, want %s", st.hash, want)
 	}
 }

@@ -307,3 +307,20 @@ func TestReadSkipLines(t *testing.T) {
 		}
 	}
 }
+
+// Gemini CLI's chat files are JSON lines since v0.39: their chunks join like any JSONL
+// transcript's; only {"messages":[...]} chunks (the older document) are merged.
+func TestJoinChunksGeminiLines(t *testing.T) {
+	parts := [][]byte{[]byte(`{"sessionId":"g"}` + "\n" + `{"id":"m1","type":"user"}`), []byte(`{"id":"m2","type":"gemini"}`)}
+	got, err := checkpoint.JoinChunks("Gemini CLI", parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"sessionId":"g"}` + "\n" + `{"id":"m1","type":"user"}` + "\n" + `{"id":"m2","type":"gemini"}`; string(got) != want {
+		t.Errorf("joined %q", got)
+	}
+	doc, err := checkpoint.JoinChunks("Gemini CLI", [][]byte{[]byte(`{"messages":[{"id":"a"}]}`), []byte(`{"messages":[{"id":"b"}]}`)})
+	if err != nil || string(doc) != `{"messages":[{"id":"a"},{"id":"b"}]}` {
+		t.Errorf("merged %q (%v)", doc, err)
+	}
+}

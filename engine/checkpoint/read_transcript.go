@@ -93,7 +93,8 @@ func ReadTranscript(ctx context.Context, repo *gitexec.Repo, entries []gitexec.T
 // JoinChunks reassembles transcript chunks: JSONL chunks joined with one "\n"; Gemini's
 // {"messages":[…]} chunks merged into one object (spec §3.4).
 func JoinChunks(agent string, parts [][]byte) ([]byte, error) {
-	if agent != "Gemini CLI" {
+	if agent != "Gemini CLI" || len(parts) == 0 || !bytes.HasPrefix(bytes.TrimSpace(parts[0]), []byte(`{"messages"`)) {
+		// JSON lines (Gemini CLI's chat files since v0.39 too)
 		return bytes.Join(parts, []byte{'\n'}), nil
 	}
 	var all struct {
