@@ -80,6 +80,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 		return fmt.Errorf("session ID conflict: session %s belongs to worktree %s, not %s", in.SessionID, s.WorktreePath, wt.Path)
 	}
 	in.Worktree = wt
+	in.Strategy = en.autoStrategy()
 	if sc, pos, err := scanPosition(reader(in.Agent), in.Transcript.Path, s.Recorder.Scanned); err == nil {
 		in.Transcript = pos
 		in.PriorPrompts = sc.Prompts
@@ -182,6 +183,11 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		return err
 	}
 	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(scan.ModifiedFiles)), statusPaths(st)
+	if in.Strategy = en.autoStrategy(); in.Strategy != "" {
+		if in.CheckpointID, err = checkpoint.NewCheckpointID(); err != nil {
+			return err
+		}
+	}
 	return en.Run(ctx, sess, en.Event(in))
 }
 

@@ -101,11 +101,15 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		return nil, err
 	}
 	w.commit = c.Files
+	strategy := checkpoint.StrategyManualCommit
+	if c.Strategy != "" {
+		strategy = c.Strategy
+	}
 	w.meta = checkpoint.CommittedMetadata{
 		CLIVersion:                  Version,
 		CheckpointID:                c.CheckpointID,
 		SessionID:                   s.SessionID,
-		Strategy:                    checkpoint.StrategyManualCommit,
+		Strategy:                    strategy,
 		CreatedAt:                   en.Now().UTC(),
 		Branch:                      c.Branch,
 		CheckpointsCount:            s.CheckpointCount,
@@ -128,8 +132,10 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	w.meta.InitialAttribution = en.initialAttribution(ctx, s, c.Commit, changed)
 	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageOffset)
 	msg := "Checkpoint: " + c.CheckpointID + "\n\nEntire-Session: " + s.SessionID +
-		"\nEntire-Strategy: " + checkpoint.StrategyManualCommit + "\nEntire-Agent: " + w.meta.Agent +
-		"\nEphemeral-branch: " + session.ShadowBranch(s.BaseCommit, s.WorktreeID) + "\n"
+		"\nEntire-Strategy: " + strategy + "\nEntire-Agent: " + w.meta.Agent + "\n"
+	if c.Strategy == "" {
+		msg += "Ephemeral-branch: " + session.ShadowBranch(s.BaseCommit, s.WorktreeID) + "\n"
+	}
 	var slot int
 	metaCommit, err := en.updateMetadataBranch(ctx, msg, func(tip gitexec.OID) ([]gitexec.TreeChange, error) {
 		changes, n, err := en.writeSlot(ctx, tip, w)

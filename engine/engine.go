@@ -32,6 +32,9 @@ type Engine struct {
 	Stderr io.Writer
 	Now    func() time.Time
 	Home   string
+	// Strategy is the configured strategy ("auto-commit"; "" or "manual-commit" otherwise). It
+	// is journaled with each turn, and the reducer decides from that.
+	Strategy string
 
 	status []gitexec.StatusEntry // memoized for the hook's lifetime
 	turn   *turnFacts
@@ -264,6 +267,9 @@ func (en *Engine) perform(ctx context.Context, sess *session.Session, input even
 		res, err = en.finalize(ctx, sess.State, f)
 	case session.WriteTaskCheckpoint:
 		res, err = en.writeTaskCheckpoint(ctx, sess.State, input, f)
+	case session.AutoCommit:
+		key = f.CheckpointID
+		res, err = en.autoCommit(ctx, sess.State, input, f)
 	default:
 		err = fmt.Errorf("unknown effect %T", eff)
 	}

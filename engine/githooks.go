@@ -174,7 +174,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, term Terminal) (linked []session.State, byAgent bool, err error) {
 	if !term.Available() {
 		for _, s := range sessions {
-			if s.Phase == session.PhaseActive {
+			if s.Phase == session.PhaseActive && s.Recorder.Strategy != events.StrategyAutoCommit {
 				linked = append(linked, s)
 			}
 		}

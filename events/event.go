@@ -48,6 +48,7 @@ const (
 	TypeEffectFailed            Type = "effect_failed"
 	TypeTaskCheckpointWritten   Type = "task_checkpoint_written"
 	TypeCheckpointRepaired      Type = "checkpoint_repaired"
+	TypeAutoCommitted           Type = "auto_committed"
 )
 
 // Payload is the type-specific part of an event, stored under "data".
@@ -159,6 +160,8 @@ func newPayload(t Type) (Payload, error) {
 		return &TaskCheckpointWritten{}, nil
 	case TypeRewound:
 		return &Rewound{}, nil
+	case TypeAutoCommitted:
+		return &AutoCommitted{}, nil
 	case TypeStateRestored:
 		return &StateRestored{}, nil
 	}
@@ -207,6 +210,8 @@ func deref(p Payload) Payload {
 	case *TaskCheckpointWritten:
 		return *v
 	case *Rewound:
+		return *v
+	case *AutoCommitted:
 		return *v
 	case *StateRestored:
 		return *v

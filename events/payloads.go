@@ -58,6 +58,8 @@ type TurnStarted struct {
 	PriorPrompts []string `json:"prior_prompts,omitempty"`
 	// Attribution is the user's and agent's line counts measured before the agent acts.
 	Attribution *PromptAttribution `json:"attribution,omitempty"`
+	// Strategy is the strategy in effect ("auto-commit"; empty for manual-commit).
+	Strategy string `json:"strategy,omitempty"`
 }
 
 // EventType implements Payload.
@@ -82,10 +84,32 @@ type TurnEnded struct {
 	// Prompts are the user prompts in the lines read since the last hook.
 	Prompts []string `json:"prompts,omitempty"`
 	Flushed bool     `json:"flushed,omitempty"`
+	// Strategy is the strategy in effect ("auto-commit"; empty for manual-commit). With
+	// auto-commit, CheckpointID is the ID the turn's commit will carry, chosen before the
+	// commit so that a retry after a crash finds it.
+	Strategy     string `json:"strategy,omitempty"`
+	CheckpointID string `json:"checkpoint_id,omitempty"`
 }
 
 // EventType implements Payload.
 func (TurnEnded) EventType() Type { return TypeTurnEnded }
+
+// StrategyAutoCommit is the strategy that commits each turn's changes on the current branch.
+const StrategyAutoCommit = "auto-commit"
+
+// AutoCommitted records the commit an auto-commit turn made on the current branch (Skipped:
+// the files were already committed, so no commit and no checkpoint).
+type AutoCommitted struct {
+	Commit       string   `json:"commit,omitempty"`
+	Parent       string   `json:"parent,omitempty"`
+	Branch       string   `json:"branch,omitempty"`
+	CheckpointID string   `json:"checkpoint_id"`
+	Files        []string `json:"files,omitempty"`
+	Skipped      bool     `json:"skipped,omitempty"`
+}
+
+// EventType implements Payload.
+func (AutoCommitted) EventType() Type { return TypeAutoCommitted }
 
 // SessionStopped records the agent's session-end hook.
 type SessionStopped struct {
@@ -119,6 +143,8 @@ type GitCommitted struct {
 	Settled    []string   `json:"settled,omitempty"`
 	TurnEdited []string   `json:"turn_edited,omitempty"`
 	Transcript Transcript `json:"transcript"`
+	// Strategy names the strategy that made the commit ("auto-commit"; empty: the user's).
+	Strategy string `json:"strategy,omitempty"`
 }
 
 // EventType implements Payload.

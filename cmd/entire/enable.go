@@ -17,6 +17,7 @@ import (
 
 type enableCmd struct {
 	Agent            []string `help:"Agent whose hooks to install (repeatable or a comma list): claude-code, gemini, cursor, codex, copilot, opencode, droid. Without it: the agents whose configuration directory is present, asked on a terminal; else Claude Code." sep:","`
+	Strategy         string   `help:"manual-commit (checkpoints on a shadow branch, condensed when you commit) or auto-commit (each turn's changes committed at once). Without it the configured strategy is kept."`
 	Local            bool     `help:"Write .entire/settings.local.json instead of the project settings."`
 	Project          bool     `help:"Write the project settings .entire/settings.json."`
 	Force            bool     `short:"f" help:"Reinstall the agent hooks even if present."`
@@ -64,7 +65,7 @@ func (c *enableCmd) Run(e *env) error {
 		return err
 	}
 	report, err := setup.Enable(p, setup.EnableOptions{
-		Agents: chosen, Local: c.Local, Project: c.Project, Force: c.Force,
+		Agents: chosen, Strategy: c.Strategy, Local: c.Local, Project: c.Project, Force: c.Force,
 		SkipPushSessions: c.SkipPushSessions, Telemetry: telemetry,
 	})
 	for _, l := range report.Lines {

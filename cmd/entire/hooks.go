@@ -231,6 +231,7 @@ func (h *hookRun) autoHeal(en *engine.Engine) {
 // condensation interrupted by a crash or a git failure), so that every hook sees the record whole.
 func (h *hookRun) engine() *engine.Engine {
 	en := engine.New(h.repo, h.log, h.e.stderr)
+	en.Strategy = h.settings.Strategy
 	if err := en.DrainPending(h.e.ctx); err != nil {
 		h.log.Error("pending work", "error", err.Error())
 	}

@@ -46,6 +46,13 @@ type DeleteShadow struct {
 	Tip    string `json:"tip,omitempty"` // the session's last checkpoint on it, tried first
 }
 
+// AutoCommit commits the turn's files on the current branch with the Entire-Checkpoint trailer
+// (the auto-commit strategy); its checkpoint follows as a pending condensation.
+type AutoCommit struct {
+	Files        []string
+	CheckpointID string
+}
+
 // WriteTaskCheckpoint snapshots a subagent's work onto the shadow branch (spec §2.4).
 type WriteTaskCheckpoint struct {
 	ToolUseID   string
@@ -64,7 +71,7 @@ func (Finalize) EffectName() string              { return "finalize" }
 func (WriteTaskCheckpoint) EffectName() string   { return "write-task-checkpoint" }
 func (RemoveSession) EffectName() string         { return "remove-session" }
 func (DeleteShadow) EffectName() string          { return "delete-shadow" }
-
+func (AutoCommit) EffectName() string            { return "auto-commit" }
 
 // Decide returns the effects an input event calls for, given the state before the event.
 // Result events call for nothing.
@@ -87,7 +94,11 @@ func Decide(s State, e events.Event) []Effect {
 			// HEAD moved during the turn (the agent pulled, stashed or rebased).
 			out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Worktree.Head})
 		}
-		if files := turnFiles(s, d); len(files) > 0 {
+		switch files := turnFiles(s, d); {
+		case len(files) == 0:
+		case d.Strategy == events.StrategyAutoCommit && d.CheckpointID != "":
+			out = append(out, AutoCommit{Files: files, CheckpointID: d.CheckpointID})
+		default:
 			out = append(out, WriteShadowCheckpoint{Files: files, Reset: s.ShouldResetShadowBranch})
 		}
 		out = appendFinalize(out, s)
@@ -127,7 +138,9 @@ func Pending(s State) []Effect {
 // and how. prepare-commit-msg asks the same question through LinksCommit before writing the
 // trailer, and journals its answer (PreparedID), which the commit then honours.
 func condenseFor(s State, d events.GitCommitted) (Condense, bool) {
-	if d.Sequencer || d.CheckpointID == "" || !s.Exists() {
+	if d.Sequencer || d.CheckpointID == "" || !s.Exists() || s.Recorder.Strategy == events.StrategyAutoCommit {
+		// Under auto-commit the session's work is committed by its turns; a user's own
+		// commit is not linked (the reference's git hooks do nothing then).
 		return Condense{}, false
 	}
 	phase := s.Phase.Normalize()
@@ -171,6 +184,9 @@ func set(list []string) map[string]bool {
 // LinksCommit reports whether a commit with these facts would carry the session's work, as
 // prepare-commit-msg must decide before the commit exists.
 func LinksCommit(s State, d events.GitCommitted) bool {
+	if s.Recorder.Strategy == events.StrategyAutoCommit {
+		return false
+	}
 	return shouldCondense(s, s.Phase.Normalize(), d)
 }
 
@@ -248,6 +264,7 @@ func Evolve(in State, e events.Event) State {
 		s.Recorder.TurnPrompt = d.Prompt
 		s.scanned(d.Transcript, d.PriorPrompts)
 		s.Recorder.DirtyAtTurnStart = cloneStrings(d.DirtyFiles)
+		s.Recorder.Strategy = d.Strategy
 	case events.TurnEnded:
 		if !s.Exists() {
 			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: d.Agent, Worktree: d.Worktree}, e)
@@ -322,6 +339,21 @@ func Evolve(in State, e events.Event) State {
 		}
 	case events.ShadowCheckpointSkipped:
 		s.ShouldResetShadowBranch = false
+	case events.AutoCommitted:
+		// The turn's commit is linked to the session by construction: its checkpoint is owed at
+		// once, like a linked user commit's.
+		if d.Skipped || d.Commit == "" {
+			return s
+		}
+		s.CheckpointCount++
+		c := Condense{Commit: events.GitCommitted{Commit: d.Commit, CheckpointID: d.CheckpointID, Branch: d.Branch,
+			Files: cloneStrings(d.Files), Overlap: true, Strategy: events.StrategyAutoCommit}}
+		s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, d.CheckpointID), c)
+		s.Recorder.LastCommit = d.Commit
+		s.BaseCommit = d.Commit
+		if s.TranscriptIdentifierAtStart == "" {
+			s.TranscriptIdentifierAtStart = s.Recorder.TurnStart.LastUUID
+		}
 	case events.StateRestored:
 		if r, err := UnmarshalState(d.State); err == nil {
 			s = r

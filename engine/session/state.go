@@ -90,6 +90,8 @@ type Recorder struct {
 	// ShadowChunks caches the closed raw transcript chunks on the shadow branch.
 	ShadowChunks     []events.ChunkRef `json:"shadow_chunks,omitempty"`
 	ShadowChunksPath string            `json:"shadow_chunks_path,omitempty"`
+	// Strategy is the strategy the current turn runs under ("auto-commit"; "" for manual-commit).
+	Strategy string `json:"strategy,omitempty"`
 	// Tasks are the subagents launched and not ended yet, oldest first.
 	Tasks []OpenTask `json:"tasks,omitempty"`
 	// TaskSteps numbers the incremental subagent checkpoints.

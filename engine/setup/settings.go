@@ -26,8 +26,20 @@ const (
 	LocalSettingsFile   = ".entire/settings.local.json"
 )
 
-// DefaultStrategy is the strategy used when no settings file names one.
-const DefaultStrategy = "manual-commit"
+// DefaultStrategy is the strategy used when no settings file names one; AutoCommitStrategy
+// commits each turn's changes on the current branch.
+const (
+	DefaultStrategy    = "manual-commit"
+	AutoCommitStrategy = "auto-commit"
+)
+
+// CheckStrategy refuses a strategy this tool does not run, in the reference's words.
+func CheckStrategy(name string) error {
+	if name != DefaultStrategy && name != AutoCommitStrategy {
+		return fmt.Errorf("unknown strategy: %s (use manual-commit or auto-commit)", name)
+	}
+	return nil
+}
 
 // Strategy option keys read by the accessors below.
 const (
@@ -129,6 +141,9 @@ func LoadSettings(topLevel string) (Settings, error) {
 			return DefaultSettings(), err
 		}
 		s.overlay(f)
+	}
+	if err := CheckStrategy(s.Strategy); err != nil {
+		return DefaultSettings(), err
 	}
 	return s, nil
 }

@@ -28,6 +28,7 @@ func (p Paths) check() error {
 // ENTIRE_TELEMETRY_OPTOUT into Telemetry = false.
 type EnableOptions struct {
 	Agents           []agent.Agent // whose hooks to install; empty means the default agent
+	Strategy         string        // manual-commit or auto-commit; empty keeps the configured one
 	Local, Project   bool          // write .entire/settings.local.json or .entire/settings.json (default)
 	SkipPushSessions bool          // set strategy_options.push_sessions to false
 	Telemetry        *bool         // recorded when set
@@ -87,6 +88,11 @@ func Enable(p Paths, opt EnableOptions) (Report, error) {
 	if err := p.check(); err != nil {
 		return r, err
 	}
+	if opt.Strategy != "" {
+		if err := CheckStrategy(opt.Strategy); err != nil {
+			return r, err
+		}
+	}
 	if opt.Local && opt.Project {
 		return r, errors.New("choose either --local or --project, not both")
 	}
@@ -143,6 +149,9 @@ func configure(topLevel string, opt EnableOptions, effective Settings) ([]string
 	var s Settings
 	s.overlay(f)
 	s.Enabled = true
+	if opt.Strategy != "" {
+		s.Strategy = opt.Strategy
+	}
 	if s.Strategy == "" {
 		s.Strategy = DefaultStrategy
 		if opt.Local {

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// autoStrategy is the strategy journaled with a turn: "auto-commit" when configured, else ""
+// (manual-commit).
+func (en *Engine) autoStrategy() string {
+	if en.Strategy == events.StrategyAutoCommit {
+		return events.StrategyAutoCommit
+	}
+	return ""
+}
+
+// autoCommit commits the turn's files on the current branch (the auto-commit strategy). The
+// commit is built from HEAD's tree and the files' worktree content, never from the user's
+// index: what the user staged stays staged and out of it. No git hook runs (the reference's
+// rule); the checkpoint its trailer names is written by the condensation the result makes
+// pending. A retry after a crash finds the commit by its checkpoint ID and does not commit
+// twice.
+func (en *Engine) autoCommit(ctx context.Context, s session.State, input events.Event, f session.AutoCommit) ([]events.Event, error) {
+	head, ok, err := en.Repo.Head(ctx)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("auto-commit: no HEAD commit: %v", err)
+	}
+	branch, attached, err := en.Repo.HeadBranch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	done := events.AutoCommitted{CheckpointID: f.CheckpointID, Branch: branch, Files: f.Files}
+	if msg, err := en.Repo.CommitMessage(ctx, string(head)); err == nil && slices.Contains(checkpoint.CheckpointTrailers(msg), f.CheckpointID) {
+		parents, _ := en.Repo.CommitParents(ctx, string(head))
+		done.Commit = string(head)
+		if len(parents) > 0 {
+			done.Parent = string(parents[0])
+		}
+		return []events.Event{en.Event(done)}, en.syncIndex(ctx, head, f.Files)
+	}
+	changes, err := en.WorktreeChanges(ctx, f.Files)
+	if err != nil {
+		return nil, err
+	}
+	headTree, err := en.treeOf(ctx, string(head))
+	if err != nil {
+		return nil, err
+	}
+	tree, err := en.Repo.BuildTree(ctx, headTree, changes)
+	if err != nil {
+		return nil, fmt.Errorf("auto-commit: build tree: %w", err)
+	}
+	if tree == headTree {
+		fmt.Fprintln(en.Stderr, "No changes to commit (files already committed)")
+		done.Skipped = true
+		return []events.Event{en.Event(done)}, nil
+	}
+	commit, err := en.Repo.CommitTree(ctx, tree, []gitexec.OID{head}, autoCommitMessage(s, input, f.CheckpointID))
+	if err != nil {
+		return nil, fmt.Errorf("auto-commit: %w", err)
+	}
+	ref := gitexec.RefName("HEAD")
+	if attached {
+		ref = gitexec.BranchRef(branch)
+	}
+	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, New: commit, Old: head}}); err != nil {
+		return nil, fmt.Errorf("auto-commit: move %s: %w", ref, err)
+	}
+	fmt.Fprintf(en.Stderr, "Committed code changes to active branch (%s)\n", Short(string(commit), 7))
+	done.Commit, done.Parent = string(commit), string(head)
+	return []events.Event{en.Event(done)}, en.syncIndex(ctx, commit, f.Files)
+}
+
+// syncIndex sets the user's index entries of the committed paths to the new commit, so that
+// they do not show as staged reversions; every other staged change is left as it was.
+func (en *Engine) syncIndex(ctx context.Context, commit gitexec.OID, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	args := append([]string{"reset", "-q", string(commit), "--"}, paths...)
+	if _, err := en.Repo.Run(ctx, nil, args...); err != nil {
+		return fmt.Errorf("auto-commit: update the index: %w", err)
+	}
+	return nil
+}
+
+// autoCommitMessage is the turn's commit message (spec §5): the subject from the turn's last
+// prompt, then the trailer.
+func autoCommitMessage(s session.State, input events.Event, id string) string {
+	prompt := s.Recorder.TurnPrompt
+	if in, ok := input.Data.(events.TurnEnded); ok && len(in.Prompts) > 0 {
+		prompt = in.Prompts[len(in.Prompts)-1]
+	}
+	return agent.CommitSubject(prompt) + "\n\n" + checkpoint.CheckpointTrailer + ": " + id
+}
