@@ -36,7 +36,7 @@ func (en *Engine) autoCommit(ctx context.Context, s session.State, input events.
 	if err != nil {
 		return nil, err
 	}
-	done := events.AutoCommitted{CheckpointID: f.CheckpointID, Branch: branch, Files: f.Files}
+	done := events.AutoCommitted{CheckpointID: f.CheckpointID, Branch: branch, Files: f.Files, ToolUseID: f.ToolUseID}
 	if msg, err := en.Repo.CommitMessage(ctx, string(head)); err == nil && slices.Contains(checkpoint.CheckpointTrailers(msg), f.CheckpointID) {
 		parents, _ := en.Repo.CommitParents(ctx, string(head))
 		done.Commit = string(head)
@@ -94,6 +94,9 @@ func (en *Engine) syncIndex(ctx context.Context, commit gitexec.OID, paths []str
 // autoCommitMessage is the turn's commit message (spec §5): the subject from the turn's last
 // prompt, then the trailer.
 func autoCommitMessage(s session.State, input events.Event, id string) string {
+	if in, ok := input.Data.(events.SubagentEnded); ok {
+		return taskSubject(in.SubagentType, in.Description, in.ToolUseID) + "\n\n" + checkpoint.CheckpointTrailer + ": " + id
+	}
 	prompt := s.Recorder.TurnPrompt
 	if in, ok := input.Data.(events.TurnEnded); ok && len(in.Prompts) > 0 {
 		prompt = in.Prompts[len(in.Prompts)-1]

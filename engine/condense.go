@@ -120,6 +120,8 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		CheckpointTranscriptStart:   s.CheckpointTranscriptStart,
 		TranscriptLinesAtStart:      s.CheckpointTranscriptStart,
 		TranscriptPath:              en.homeRelative(s.TranscriptPath),
+		IsTask:                      c.ToolUseID != "",
+		ToolUseID:                   c.ToolUseID,
 	}
 	if !fresh.Usage.IsZero() {
 		u := fresh.Usage

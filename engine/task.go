@@ -177,6 +177,11 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 		}
 	}
 	in.Files = session.MergeSorted(session.Intersect(edited, statusPaths(st)), created)
+	if en.autoStrategy() != "" && len(in.Files) > 0 && !in.Incremental {
+		if in.CheckpointID, err = checkpoint.NewCheckpointID(); err != nil {
+			return err
+		}
+	}
 	if _, pos, err := scanPosition(reader(in.Agent), in.Transcript.Path, en.scannedFrom(in.SessionID)); err == nil {
 		in.Transcript = pos
 	}

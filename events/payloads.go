@@ -106,6 +106,8 @@ type AutoCommitted struct {
 	CheckpointID string   `json:"checkpoint_id"`
 	Files        []string `json:"files,omitempty"`
 	Skipped      bool     `json:"skipped,omitempty"`
+	// ToolUseID names the subagent whose work this commit is (a task checkpoint).
+	ToolUseID string `json:"tool_use_id,omitempty"`
 }
 
 // EventType implements Payload.
@@ -143,8 +145,10 @@ type GitCommitted struct {
 	Settled    []string   `json:"settled,omitempty"`
 	TurnEdited []string   `json:"turn_edited,omitempty"`
 	Transcript Transcript `json:"transcript"`
-	// Strategy names the strategy that made the commit ("auto-commit"; empty: the user's).
-	Strategy string `json:"strategy,omitempty"`
+	// Strategy names the strategy that made the commit ("auto-commit"; empty: the user's);
+	// ToolUseID, the subagent whose work it is.
+	Strategy  string `json:"strategy,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
 }
 
 // EventType implements Payload.
@@ -322,6 +326,8 @@ type SubagentEnded struct {
 	// Todo is the incremental step's tool input (TodoWrite's todos), raw JSON.
 	Todo     []byte `json:"todo,omitempty"`
 	ToolName string `json:"tool_name,omitempty"`
+	// CheckpointID is the ID the subagent's commit carries under the auto-commit strategy.
+	CheckpointID string `json:"checkpoint_id,omitempty"`
 }
 
 // EventType implements Payload.

@@ -96,6 +96,8 @@ func (c *rewindCmd) Run(e *env) error {
 		kind = history.RewindReset
 	case c.LogsOnly || p.IsLogsOnly:
 		kind = history.RewindLogsOnly
+	case p.AutoCommit:
+		kind = history.RewindReset // the auto-commit strategy's commit: the branch goes back to it
 	}
 	plan, err := history.New(en).PlanRewind(e.ctx, p, kind, transcriptPlace(en.Repo))
 	if err != nil {
@@ -119,6 +121,12 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *histor
 			fmt.Fprintln(e.stdout, "Rewind cancelled.")
 			return nil
 		}
+	}
+	// Moving the branch is asked first on a terminal (the reference resets without asking).
+	if plan.Kind == history.RewindReset && len(plan.Discard) == 0 && !c.Force && term.Available() &&
+		!term.Confirm(nil, fmt.Sprintf("Reset the current branch to %s? [Y/n] ", plan.Label), true) {
+		fmt.Fprintln(e.stdout, "Rewind cancelled.")
+		return nil
 	}
 	saved, err := history.New(en).ApplyRewind(e.ctx, plan)
 	if err != nil {

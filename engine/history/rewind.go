@@ -14,6 +14,7 @@ import (
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -60,6 +61,9 @@ type RewindPoint struct {
 	SessionPrompt    string // the first prompt of the checkpoint
 	Agent            string // display type ("Claude Code"), "" when unknown
 	Branch           string // the shadow branch of a temporary point
+	// AutoCommit: a commit the auto-commit strategy made; rewinding to it resets the branch to
+	// it (files and transcripts), so it is a full point, not a logs-only one.
+	AutoCommit bool
 }
 
 // Short is the 7-character form of the point's ID.
@@ -162,6 +166,10 @@ func (en *History) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
 		p := RewindPoint{
 			ID: string(l.SHA), Message: l.Subject, Date: l.Date, IsLogsOnly: true,
 			CheckpointID: l.CheckpointID, SessionID: last.Meta.SessionID, Agent: last.Meta.Agent,
+		}
+		if last.Meta.Strategy == events.StrategyAutoCommit {
+			p.IsLogsOnly, p.AutoCommit = false, true
+			p.MetadataDir = checkpoint.CheckpointPath(l.CheckpointID)
 		}
 		if len(last.Prompts) > 0 {
 			p.SessionPrompt = strings.TrimSpace(last.Prompts[0])

@@ -86,12 +86,12 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 	}
 	plan := &RewindPlan{Kind: kind, Label: p.Short(), session: p.SessionID, head: head}
 	switch {
-	case kind == RewindReset && !p.IsLogsOnly:
+	case kind == RewindReset && !p.IsLogsOnly && !p.AutoCommit:
 		return nil, fmt.Errorf("--reset applies to committed checkpoints; %s is a temporary checkpoint", p.Short())
 	case kind == RewindFiles && p.IsLogsOnly:
 		return nil, fmt.Errorf("%s is a committed checkpoint: only its transcripts can be restored (--logs-only), or the branch reset to it (--reset)", p.Short())
 	}
-	if p.IsLogsOnly {
+	if p.IsLogsOnly || p.AutoCommit {
 		err = en.planCommittedTranscripts(ctx, plan, p, place)
 	} else {
 		err = en.planTemporaryTranscript(ctx, plan, p, place)

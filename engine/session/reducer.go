@@ -51,6 +51,7 @@ type DeleteShadow struct {
 type AutoCommit struct {
 	Files        []string
 	CheckpointID string
+	ToolUseID    string // a subagent's commit (its task checkpoint)
 }
 
 // WriteTaskCheckpoint snapshots a subagent's work onto the shadow branch (spec §2.4).
@@ -105,7 +106,11 @@ func Decide(s State, e events.Event) []Effect {
 	case events.SessionStopped:
 		out = appendFinalize(out, s)
 	case events.SubagentEnded:
-		if len(d.Files) > 0 && d.Worktree.Head != "" {
+		switch {
+		case len(d.Files) == 0 || d.Worktree.Head == "":
+		case s.Recorder.Strategy == events.StrategyAutoCommit && d.CheckpointID != "":
+			out = append(out, AutoCommit{Files: d.Files, CheckpointID: d.CheckpointID, ToolUseID: d.ToolUseID})
+		default:
 			out = append(out, WriteTaskCheckpoint{ToolUseID: d.ToolUseID, Incremental: d.Incremental})
 		}
 	case events.GitCommitted:
@@ -347,7 +352,7 @@ func Evolve(in State, e events.Event) State {
 		}
 		s.CheckpointCount++
 		c := Condense{Commit: events.GitCommitted{Commit: d.Commit, CheckpointID: d.CheckpointID, Branch: d.Branch,
-			Files: cloneStrings(d.Files), Overlap: true, Strategy: events.StrategyAutoCommit}}
+			Files: cloneStrings(d.Files), Overlap: true, Strategy: events.StrategyAutoCommit, ToolUseID: d.ToolUseID}}
 		s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, d.CheckpointID), c)
 		s.Recorder.LastCommit = d.Commit
 		s.BaseCommit = d.Commit
