@@ -348,6 +348,11 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		if _, err := en.apply(ctx, r.sess, r.input, r.effects, others, r.tried); err != nil {
 			en.Log.Error("post-commit", "session_id", r.sess.ID, "error", err.Error())
 		}
+		// The snapshot follows each session's journal at once, not when all are done: a hook
+		// killed while working on the next session leaves this one's view current.
+		if err := r.sess.Snapshot(); err != nil {
+			en.Log.Warn("write session state", "session_id", r.sess.ID, "error", err.Error())
+		}
 		others[r.sess.ID] = r.sess.State
 	}
 	return nil

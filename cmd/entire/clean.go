@@ -6,6 +6,7 @@ import (
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/maintenance"
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/engine/setup"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -63,6 +64,25 @@ func openEngine(e *env) (*engine.Engine, func(), error) {
 	}
 	en, closeLog := settledEngine(e, repo)
 	return en, func() { closeLog(); repo.Close() }, nil
+}
+
+// disabledNote is the reference's word for commands that do nothing while recording is off.
+const disabledNote = "Entire is disabled. Run `entire enable` to re-enable."
+
+// recordingDisabled reports (and says) that the merged settings turn recording off; an
+// unreadable settings file counts as enabled, as for the hooks.
+func recordingDisabled(e *env) bool {
+	repo, err := gitexec.Open(e.ctx, e.cwd)
+	if err != nil {
+		return false
+	}
+	defer repo.Close()
+	s, err := setup.LoadSettings(repo.TopLevel)
+	if err != nil || s.Enabled {
+		return false
+	}
+	fmt.Fprintln(e.stdout, disabledNote)
+	return true
 }
 
 // settledEngine is an engine on repo after it finished what a crashed or failed hook left

@@ -11,6 +11,7 @@ import (
 )
 
 type disableCmd struct {
+	Project   bool `help:"Write the disabled setting to the project settings .entire/settings.json (default: .entire/settings.local.json)."`
 	Uninstall bool `help:"Remove hooks, settings, session state and shadow branches (keeps entire/checkpoints/v1)."`
 	Force     bool `short:"f" help:"With --uninstall: do not ask."`
 }
@@ -31,7 +32,7 @@ func (c *disableCmd) Run(e *env) error {
 			return err
 		}
 	}
-	report, err := setup.Disable(p, c.Uninstall)
+	report, err := setup.DisableIn(p, c.Uninstall, c.Project)
 	for _, l := range report.Lines {
 		fmt.Fprintln(e.stdout, l)
 	}
@@ -39,7 +40,6 @@ func (c *disableCmd) Run(e *env) error {
 		return err
 	}
 	if !c.Uninstall {
-		fmt.Fprintln(e.stdout, "Entire is now disabled.")
 		return nil
 	}
 	if kept == 0 {

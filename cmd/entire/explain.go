@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/entirerec/entire/engine"
@@ -25,6 +26,8 @@ type explainCmd struct {
 	JSON          bool   `name:"json" help:"Print a JSON object instead of text."`
 	NoPager       bool   `help:"Accepted for compatibility; output is never paged."`
 	SearchAll     bool   `help:"List every linked commit in the history, not only the latest 100."`
+	Generate      bool   `help:"Not supported: entire does not call a model to write summaries (refused)."`
+	Force         bool   `help:"With --generate (not supported)."`
 }
 
 // explainer carries what one explain run reads from.
@@ -40,6 +43,12 @@ type explainer struct {
 func (c *explainCmd) Run(e *env) error {
 	if err := c.validate(); err != nil {
 		return err
+	}
+	if recordingDisabled(e) {
+		return nil
+	}
+	if c.Generate {
+		return errors.New("--generate is not supported: entire does not call a model to write checkpoint summaries")
 	}
 	en, done, err := openEngine(e)
 	if err != nil {
@@ -70,14 +79,38 @@ func (c *explainCmd) validate() error {
 		}
 		return n
 	}
+	// The reference's messages, so that scripts written for it keep working.
+	group := func(name string, flags map[string]bool) error {
+		var set []string
+		for f, on := range flags {
+			if on {
+				set = append(set, f)
+			}
+		}
+		if len(set) < 2 {
+			return nil
+		}
+		sort.Strings(set)
+		return fmt.Errorf("if any flags in the group [%s] are set none of the others can be; [%s] were all set", name, strings.Join(set, " "))
+	}
 	if count(c.Session != "", c.Commit != "", c.Checkpoint != "") > 1 {
-		return errors.New("--session, --commit and --checkpoint are mutually exclusive: give only one")
+		return errors.New("cannot specify multiple of --session, --commit, --checkpoint")
 	}
-	if count(c.Short, c.Full, c.RawTranscript) > 1 {
-		return errors.New("--short, --full and --raw-transcript are mutually exclusive: give only one")
+	if err := group("short full raw-transcript", map[string]bool{"short": c.Short, "full": c.Full, "raw-transcript": c.RawTranscript}); err != nil {
+		return err
 	}
-	if count(c.Short, c.Full, c.RawTranscript) > 0 && c.Commit == "" && c.Checkpoint == "" {
-		return errors.New("--short, --full and --raw-transcript need --checkpoint or --commit")
+	if err := group("generate raw-transcript", map[string]bool{"generate": c.Generate, "raw-transcript": c.RawTranscript}); err != nil {
+		return err
+	}
+	switch {
+	case c.Generate && c.Checkpoint == "":
+		return errors.New("--generate requires --checkpoint/-c flag")
+	case c.Force && !c.Generate:
+		return errors.New("--force requires --generate flag")
+	case c.RawTranscript && c.Commit == "" && c.Checkpoint == "":
+		return errors.New("--raw-transcript requires --checkpoint/-c flag")
+	case count(c.Short, c.Full) > 0 && c.Commit == "" && c.Checkpoint == "":
+		return errors.New("--short and --full need --checkpoint/-c or --commit")
 	}
 	if c.RawTranscript && c.JSON {
 		return errors.New("--raw-transcript and --json are mutually exclusive")

@@ -26,6 +26,9 @@ type resumeCmd struct {
 const resumeRemote = "origin"
 
 func (c *resumeCmd) Run(e *env) error {
+	if recordingDisabled(e) {
+		return nil
+	}
 	en, done, err := openEngine(e)
 	if err != nil {
 		return err

@@ -59,6 +59,9 @@ func (c *rewindCmd) Run(e *env) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
+	if recordingDisabled(e) {
+		return nil
+	}
 	en, done, err := openEngine(e)
 	if err != nil {
 		return err

@@ -197,6 +197,15 @@ func (s *Session) SyncState() error {
 	return s.store.WriteSnapshot(s.State)
 }
 
+// Snapshot writes the state file now (not synced: it is a view the journal can rebuild), so
+// that readers see the session as its journal has it while the session stays open.
+func (s *Session) Snapshot() error {
+	if !s.dirty || !s.State.Exists() || s.removed {
+		return nil
+	}
+	return s.store.WriteSnapshot(s.State)
+}
+
 // Close makes the journal durable, writes the snapshot atomically and releases the lock.
 func (s *Session) Close() error {
 	if s.j == nil {

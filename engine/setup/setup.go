@@ -190,6 +190,12 @@ func configure(topLevel string, opt EnableOptions, effective Settings) ([]string
 // (and Claude's deny rule), the marked git hooks (restoring backups) and .entire/; it carries on past
 // failures and returns them joined. Shadow branches and session files are the caller's.
 func Disable(p Paths, uninstall bool) (Report, error) {
+	return DisableIn(p, uninstall, false)
+}
+
+// DisableIn is Disable writing the project settings (.entire/settings.json) instead of the
+// local ones when project is set (`entire disable --project`).
+func DisableIn(p Paths, uninstall, project bool) (Report, error) {
 	var r Report
 	if err := p.check(); err != nil {
 		return r, err
@@ -203,7 +209,11 @@ func Disable(p Paths, uninstall bool) (Report, error) {
 		if err := EnsureGitignore(p.TopLevel); err != nil {
 			return r, err
 		}
-		if err := WriteSettings(filepath.Join(p.TopLevel, LocalSettingsFile), s); err != nil {
+		target := LocalSettingsFile
+		if project {
+			target = ProjectSettingsFile
+		}
+		if err := WriteSettings(filepath.Join(p.TopLevel, target), s); err != nil {
 			return r, err
 		}
 		r.add("Entire is now disabled.")

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/entirerec/entire/gitexec/gittest"
+)
+
+// TestCommandLineParses: every command and flag the reference documents (entire-cli.md §3)
+// parses, in its short and long forms.
+func TestCommandLineParses(t *testing.T) {
+	lines := []string{
+		"enable", "enable --agent claude-code", "enable --agent gemini", "enable --agent cursor,codex --agent droid",
+		"enable --strategy manual-commit", "enable --strategy auto-commit", "enable --local", "enable --project",
+		"enable -f", "enable --force", "enable --skip-push-sessions", "enable --telemetry=false", "enable --telemetry",
+		"disable", "disable --project", "disable --uninstall", "disable --uninstall --force",
+		"status", "status --detailed",
+		"explain", "explain --session s1", "explain --commit HEAD", "explain -c abc", "explain --checkpoint abc",
+		"explain -c abc -s", "explain -c abc --short", "explain -c abc --full", "explain -c abc --raw-transcript",
+		"explain -c abc --generate", "explain -c abc --generate --force", "explain --no-pager", "explain --search-all",
+		"rewind", "rewind --list", "rewind --to abcdef1", "rewind --to abcdef1 --logs-only", "rewind --to abcdef1 --reset",
+		"resume feature", "resume feature -f", "resume feature --force",
+		"clean", "clean -f", "clean --force", "doctor", "doctor -f", "doctor --force",
+		"reset", "reset -f", "reset --force", "reset --session s1", "version",
+	}
+	for _, line := range lines {
+		var c cli
+		p, err := kong.New(&c, kong.Name("entire"), kong.Exit(func(int) { t.Fatalf("%q: kong exited", line) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Parse(strings.Fields(line)); err != nil {
+			t.Errorf("entire %s: %v", line, err)
+		}
+	}
+}
+
+// TestCommandLineRefusals: flag combinations the reference refuses fail with its message
+// (substrings scripts may match), and write nothing; usage errors exit 1.
+func TestCommandLineRefusals(t *testing.T) {
+	repo := gittest.Repo(t)
+	t.Chdir(repo.TopLevel)
+	for _, tc := range []struct{ line, want string }{
+		{"explain --commit HEAD -c abc", "cannot specify multiple of --session, --commit, --checkpoint"},
+		{"explain --session s -c abc", "cannot specify multiple of --session, --commit, --checkpoint"},
+		{"explain -c abc --short --raw-transcript", "if any flags in the group [short full raw-transcript] are set none of the others can be; [raw-transcript short] were all set"},
+		{"explain -c abc --generate --raw-transcript", "if any flags in the group [generate raw-transcript] are set none of the others can be"},
+		{"explain --generate", "--generate requires --checkpoint/-c flag"},
+		{"explain --force", "--force requires --generate flag"},
+		{"explain --raw-transcript", "--raw-transcript requires --checkpoint/-c flag"},
+		{"enable --strategy sideways", "unknown strategy: sideways (use manual-commit or auto-commit)"},
+		{"enable --agent vim", `Unknown agent "vim". Available agents:`},
+		{"enable --local --project", "--local or --project"},
+		{"rewind --no-such-flag", "Invalid usage: unknown flag --no-such-flag"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(strings.Fields(tc.line), strings.NewReader(""), &out, &errb)
+		if code != 1 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("entire %s: exit %d, stderr %q; want exit 1 and %q", tc.line, code, errb.String(), tc.want)
+		}
+	}
+	if st := gittest.Git(t, repo.TopLevel, "status", "--porcelain", "--ignored"); st != "" {
+		t.Errorf("refused commands left files behind:\n%s", st)
+	}
+}
