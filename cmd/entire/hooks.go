@@ -33,6 +33,7 @@ type hookRun struct {
 	log      *slog.Logger
 	settings setup.Settings
 	started  time.Time
+	failed   error
 }
 
 func (c *hooksCmd) Run(e *env) error {
@@ -45,7 +46,7 @@ func (c *hooksCmd) Run(e *env) error {
 			}
 			return nil
 		case "prepare-commit-msg", "post-commit":
-			if (c.Verb == "post-commit" || len(c.Args) > 0) && engine.GitHookIdle(e.cwd) {
+			if (c.Verb == "post-commit" || len(c.Args) > 0) && !debugLogging() && engine.GitHookIdle(e.cwd) {
 				return nil // no session to link or condense: cost nothing
 			}
 		}
@@ -66,6 +67,10 @@ func (c *hooksCmd) Run(e *env) error {
 	log, closeLog := openLog(root, level, e.stderr)
 	defer closeLog()
 	h.log = log.With("component", "hooks", "agent", c.Agent, "hook", c.Verb)
+	h.log.Debug("hook invoked")
+	defer func() {
+		h.log.Debug("hook completed", "duration_ms", time.Since(h.started).Milliseconds(), "success", h.failed == nil)
+	}()
 	var err error
 	switch {
 	case repoErr != nil:
@@ -82,6 +87,7 @@ func (c *hooksCmd) Run(e *env) error {
 	if err != nil {
 		h.log.Error("hook failed", "error", err.Error())
 	}
+	h.failed = err
 	return nil
 }
 
@@ -131,6 +137,9 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	if err != nil {
 		return err
 	}
+	// One line per agent hook, session or not (the reference's fields; the hook's own session
+	// is model_session_id).
+	h.log.Info(verb, "hook_type", hookType(in.Kind), "model_session_id", in.SessionID, "transcript_path", in.TranscriptPath)
 	if !h.settings.Enabled || in.Kind == agent.Ignore {
 		return nil
 	}
@@ -265,4 +274,17 @@ func (h *hookRun) git(verb string, args []string) error {
 		return en.Sharing().PrePush(ctx, args[0], h.settings.PushSessions())
 	}
 	return fmt.Errorf("unknown git hook %q", verb)
+}
+
+// hookType is the reference's hook_type log field for a lifecycle kind.
+func hookType(k agent.Kind) string {
+	switch k {
+	case agent.SessionStart, agent.SessionEnd:
+		return "session"
+	case agent.TurnStart, agent.TurnEnd:
+		return "agent"
+	case agent.SubagentStart, agent.SubagentEnd:
+		return "subagent"
+	}
+	return "tool"
 }

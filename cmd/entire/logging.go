@@ -21,7 +21,7 @@ func openLog(root string, level string, fallback io.Writer) (*slog.Logger, func(
 	closeFn := func() {}
 	path := logPath(root)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
 			w = f
 			closeFn = func() { f.Close() }
 		}
@@ -29,18 +29,30 @@ func openLog(root string, level string, fallback io.Writer) (*slog.Logger, func(
 	if env := os.Getenv("ENTIRE_LOG_LEVEL"); env != "" {
 		level = env
 	}
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: parseLevel(level)})
+	lv, ok := parseLevel(level)
+	if !ok {
+		io.WriteString(fallback, "[entire] Warning: invalid log level \""+level+"\", defaulting to INFO\n")
+	}
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})
 	return slog.New(h), closeFn
 }
 
-func parseLevel(s string) slog.Level {
+// parseLevel reads a log level (ENTIRE_LOG_LEVEL or settings log_level), case-insensitive;
+// ok=false for a value that is none of them (INFO is used).
+func parseLevel(s string) (slog.Level, bool) {
 	switch strings.ToLower(s) {
 	case "debug":
-		return slog.LevelDebug
+		return slog.LevelDebug, true
 	case "warn", "warning":
-		return slog.LevelWarn
+		return slog.LevelWarn, true
 	case "error":
-		return slog.LevelError
+		return slog.LevelError, true
+	case "info", "":
+		return slog.LevelInfo, true
 	}
-	return slog.LevelInfo
+	return slog.LevelInfo, false
 }
+
+// debugLogging reports whether ENTIRE_LOG_LEVEL asks for debug lines, which every hook then
+// writes (the idle git hooks' fast path is skipped).
+func debugLogging() bool { return strings.EqualFold(os.Getenv("ENTIRE_LOG_LEVEL"), "debug") }

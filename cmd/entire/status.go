@@ -44,6 +44,16 @@ func (c *statusCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "Agents: %s\n", strings.Join(wired, ", "))
 	if c.Detailed {
+		// The reference's lines: each settings file that exists, with what it says.
+		for _, f := range []struct{ name, rel string }{{"Project", setup.ProjectSettingsFile}, {"Local", setup.LocalSettingsFile}} {
+			if fs, ok, err := setup.FileSettings(repo.TopLevel, f.rel); ok && err == nil {
+				state := "enabled"
+				if !fs.Enabled {
+					state = "disabled"
+				}
+				fmt.Fprintf(e.stdout, "%s, %s (%s)\n", f.name, state, fs.Strategy)
+			}
+		}
 		fmt.Fprintf(e.stdout, "  Git hooks: %v\n", st.GitHooks)
 		if st.SettingsErr != nil {
 			fmt.Fprintf(e.stdout, "  Settings error: %v\n", st.SettingsErr)

@@ -148,6 +148,15 @@ func LoadSettings(topLevel string) (Settings, error) {
 	return s, nil
 }
 
+// FileSettings are one settings file's own values over the defaults (status --detailed shows
+// each file); exists is false when the file is missing.
+func FileSettings(topLevel, rel string) (s Settings, exists bool, err error) {
+	f, exists, err := readSettingsFile(filepath.Join(topLevel, rel))
+	s = DefaultSettings()
+	s.overlay(f)
+	return s, exists, err
+}
+
 // readSettingsFile decodes one settings file strictly. A missing file is not an error
 // (exists is false).
 func readSettingsFile(path string) (f settingsFile, exists bool, err error) {
