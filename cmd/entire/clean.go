@@ -27,7 +27,7 @@ func (c *cleanCmd) Run(e *env) error {
 		return err
 	}
 	if plan.Empty() {
-		fmt.Fprintln(e.stdout, "Nothing to clean.")
+		fmt.Fprintln(e.stdout, "No orphaned items to clean up.")
 		return nil
 	}
 	if len(plan.Branches) > 0 {
@@ -49,10 +49,11 @@ func (c *cleanCmd) Run(e *env) error {
 		}
 	}
 	if !c.Force {
-		fmt.Fprintln(e.stdout, "Nothing was deleted. Run `entire clean --force` to delete them.")
+		fmt.Fprintln(e.stdout, "Nothing was deleted. Run with --force to delete these items.")
 		return nil
 	}
-	return maintenance.New(en).Clean(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, line) })
+	fmt.Fprintf(e.stdout, "Deleted %d items:\n", len(plan.Branches)+len(plan.States))
+	return maintenance.New(en).Clean(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, "  "+line) })
 }
 
 // openEngine opens the repository and an engine that logs to .entire/logs/entire.log, for

@@ -26,6 +26,15 @@ func (c *disableCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if c.Uninstall {
+		st := setup.Inspect(p)
+		_, serr := os.Stat(session.NewStore(repo.CommonDir).Dir)
+		if len(st.Agents) == 0 && !st.GitHooks && !st.ProjectExists && !st.LocalExists && serr != nil {
+			fmt.Fprintln(e.stdout, "Entire is not installed in this repository.")
+			return nil
+		}
+		fmt.Fprintln(e.stdout, "Uninstalling Entire CLI...")
+	}
 	kept := 0
 	if _, serr := os.Stat(session.NewStore(repo.CommonDir).Dir); c.Uninstall && serr == nil {
 		if kept, err = c.discardSessions(e, repo); err != nil {
@@ -63,6 +72,7 @@ func (c *disableCmd) Run(e *env) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "Entire is uninstalled (%d shadow branches removed).\n", len(dels))
+	fmt.Fprintln(e.stdout, "Entire CLI uninstalled successfully.")
 	return nil
 }
 

@@ -40,7 +40,7 @@ func (c *doctorCmd) Run(e *env) error {
 		return err
 	}
 	if len(stuck) == 0 {
-		fmt.Fprintln(e.stdout, "No stuck sessions.")
+		fmt.Fprintln(e.stdout, "No stuck sessions found.")
 	} else {
 		n, err := c.stuckSessions(e, en, stuck)
 		if err != nil {
@@ -130,7 +130,7 @@ func (c *doctorCmd) stuckSessions(e *env, en *engine.Engine, stuck []maintenance
 	term := newTerminal()
 	interactive := !c.Force && term.Available()
 	left := 0
-	fmt.Fprintln(e.stdout, "Stuck sessions:")
+	fmt.Fprintf(e.stdout, "Found %d stuck session(s):\n", len(stuck))
 	for _, st := range stuck {
 		fmt.Fprintf(e.stdout, "  %s (%s; %s)\n", st.State.SessionID, st.Reason, describeWork(st))
 		action := maintenance.DoctorSkip
@@ -165,11 +165,14 @@ func (c *doctorCmd) apply(e *env, en *engine.Engine, st maintenance.StuckSession
 		if err != nil {
 			return fmt.Errorf("condense session %s: %w", id, err)
 		}
-		fmt.Fprintf(e.stdout, "    Condensed session %s into checkpoint %s (no commit carries its trailer; see `entire explain -c %s`)\n", id, cp, cp)
+		fmt.Fprintf(e.stdout, "  -> Condensed session %s into checkpoint %s (no commit carries its trailer; see `entire explain -c %s`)\n", id, cp, cp)
 	case maintenance.DoctorDiscard:
-		return maintenance.New(en).DiscardSession(e.ctx, id, func(line string) { fmt.Fprintln(e.stdout, "    "+line) })
+		if err := maintenance.New(en).DiscardSession(e.ctx, id, func(line string) { fmt.Fprintln(e.stdout, "    "+line) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "  -> Discarded session %s\n", id)
 	default:
-		fmt.Fprintf(e.stdout, "    Skipped %s\n", id)
+		fmt.Fprintf(e.stdout, "  -> Skipped %s\n", id)
 	}
 	return nil
 }

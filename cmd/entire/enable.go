@@ -49,7 +49,7 @@ func (c *enableCmd) Run(e *env) error {
 	}
 	defer repo.Close()
 	if _, ok, _ := repo.Head(e.ctx); !ok {
-		fmt.Fprintln(e.stderr, "Warning: the repository has no commits yet; recording starts after the first commit.")
+		fmt.Fprintln(e.stdout, "Note: This repository has no commits yet. Entire will be configured, but recording starts after the first commit.")
 	}
 	p, err := setupPaths(e, repo)
 	if err != nil {
