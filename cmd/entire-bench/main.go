@@ -100,13 +100,13 @@ type plan struct {
 // plansFor returns the repository sizes to run, smallest first.
 func plansFor(cfg config) []plan {
 	if cfg.quick {
-		return []plan{{"100 files", 100, 3, true}}
+		return []plan{{"400 files", 400, 3, true}}
 	}
 	// The transcript-size question is asked in the smallest repository only, where git's own
 	// work is least: each 20 MB turn costs seconds, and the run must stay within a few
 	// minutes on 2 cores while other builds run.
 	return []plan{
-		{"100 files", 100, 7, true},
+		{"400 files", 400, 7, true},
 		{"10k files", 10_000, 5, false},
 		{"100k files", 100_000, 3, false},
 	}

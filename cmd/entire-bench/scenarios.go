@@ -16,6 +16,7 @@ const (
 	stPrompt       = "user-prompt-submit"
 	stEnd          = "session-end"
 	stNoSession    = "commit, hooks, no session, K=10"
+	stEmptyHooks   = "git commit with three empty #!/bin/sh hooks, K=10"
 	stStop20MB     = "Stop, K=10, 20 MB transcript"
 	stCommit20MB   = "commit after Stop, K=10, 20 MB transcript"
 	stCommitMid    = "commit mid-turn by the agent (session active), K=10"
@@ -61,10 +62,21 @@ func (h *harness) runSize(p plan) error {
 	if err != nil {
 		return err
 	}
+	// The floor of a commit with entire's hooks installed and no session: git starting three
+	// hook scripts that do nothing.
+	empty, err := h.clone(p.files, slug+"-empty-hooks")
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{"prepare-commit-msg", "commit-msg", "post-commit"} {
+		if err := os.WriteFile(filepath.Join(empty.dir, ".git", "hooks", name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			return err
+		}
+	}
 	if err := h.enable(hooked.dir); err != nil {
 		return err
 	}
-	if err := h.settle(hooked, bare); err != nil {
+	if err := h.settle(hooked, bare, empty); err != nil {
 		return err
 	}
 	h.progress("%s: commit with hooks and no session (%d reps)", p.label, p.reps)
@@ -77,6 +89,13 @@ func (h *harness) runSize(p plan) error {
 			return err
 		}
 		if err := h.commit(h.pick(p.label, stNoSession, t > 0), hooked.dir, rels(cs), "Edit ten files"); err != nil {
+			return err
+		}
+		es, err := empty.edit(10)
+		if err != nil {
+			return err
+		}
+		if err := h.commit(h.pick(p.label, stEmptyHooks, t > 0), empty.dir, rels(es), "Edit ten files"); err != nil {
 			return err
 		}
 	}

@@ -22,23 +22,45 @@ const BackupSuffix = ".pre-entire"
 // gitHook is one of the four git hooks of §8.3. Command is the binding command line.
 type gitHook struct {
 	Name, Comment, Command string
+	// Guard is shell (builtins only) that decides, before any process starts, whether the
+	// command has anything to do; the command runs inside `if <guard>; then ... fi`.
+	Guard string
 }
+
+// idleGuard: in the main worktree (git runs hooks there with GIT_DIR unset), a repository
+// where no session was ever recorded has no .git/entire-sessions, and a commit hook has nothing
+// to do: the commit then costs no process beyond the hook script. Linked worktrees, debug
+// logging and anything unusual fall back to the binary, which decides exactly.
+const idleGuard = `# Started only where sessions were recorded (the shell test starts no process).
+if [ -n "$GIT_DIR" ] || [ -n "$ENTIRE_LOG_LEVEL" ] || [ ! -d .git ] || [ -e .git/entire-sessions ]; then`
+
+// trailerGuard: commit-msg only ever drops a trailer that is the message's only content, so a
+// message without the trailer needs no process (read with shell builtins).
+const trailerGuard = `# Only a message with an Entire-Checkpoint trailer needs entire (shell builtins read it).
+_entire_trailer=
+while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
+    case $_entire_line in Entire-Checkpoint:*) _entire_trailer=1; break ;; esac
+done < "$1"
+if [ -n "$_entire_trailer" ]; then`
 
 var gitHooks = []gitHook{
 	{
 		Name:    "prepare-commit-msg",
 		Comment: "# Adds the Entire-Checkpoint trailer when agent work is pending; never blocks the commit.",
 		Command: `entire hooks git prepare-commit-msg "$1" "$2" 2>/dev/null || true`,
+		Guard:   idleGuard,
 	},
 	{
 		Name:    "commit-msg",
 		Comment: "# Drops the trailer again when the message has no user text, so an empty commit still aborts.",
 		Command: `entire hooks git commit-msg "$1" || exit 1`,
+		Guard:   trailerGuard,
 	},
 	{
 		Name:    "post-commit",
 		Comment: "# Condenses the session onto entire/checkpoints/v1 when the new commit carries a trailer.",
 		Command: `entire hooks git post-commit 2>/dev/null || true`,
+		Guard:   idleGuard,
 	},
 	{
 		Name:    "pre-push",
@@ -58,6 +80,8 @@ func hookScript(h gitHook, chain bool) string {
 		// Entire does not read stdin; git's ref list is left for the chained hook.
 		b.WriteString("# Keep git's ref list on stdin for the chained hook below.\n{\n")
 		b.WriteString(h.Command + "\n} </dev/null\n")
+	} else if h.Guard != "" {
+		b.WriteString(h.Guard + "\n" + h.Command + "\nfi\n")
 	} else {
 		b.WriteString(h.Command + "\n")
 	}

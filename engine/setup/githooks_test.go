@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,17 +16,30 @@ var goldenHooks = map[string]string{
 	"prepare-commit-msg": `#!/bin/sh
 # Entire CLI hooks
 # Adds the Entire-Checkpoint trailer when agent work is pending; never blocks the commit.
+# Started only where sessions were recorded (the shell test starts no process).
+if [ -n "$GIT_DIR" ] || [ -n "$ENTIRE_LOG_LEVEL" ] || [ ! -d .git ] || [ -e .git/entire-sessions ]; then
 entire hooks git prepare-commit-msg "$1" "$2" 2>/dev/null || true
+fi
 `,
 	"commit-msg": `#!/bin/sh
 # Entire CLI hooks
 # Drops the trailer again when the message has no user text, so an empty commit still aborts.
+# Only a message with an Entire-Checkpoint trailer needs entire (shell builtins read it).
+_entire_trailer=
+while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
+    case $_entire_line in Entire-Checkpoint:*) _entire_trailer=1; break ;; esac
+done < "$1"
+if [ -n "$_entire_trailer" ]; then
 entire hooks git commit-msg "$1" || exit 1
+fi
 `,
 	"post-commit": `#!/bin/sh
 # Entire CLI hooks
 # Condenses the session onto entire/checkpoints/v1 when the new commit carries a trailer.
+# Started only where sessions were recorded (the shell test starts no process).
+if [ -n "$GIT_DIR" ] || [ -n "$ENTIRE_LOG_LEVEL" ] || [ ! -d .git ] || [ -e .git/entire-sessions ]; then
 entire hooks git post-commit 2>/dev/null || true
+fi
 `,
 	"pre-push": `#!/bin/sh
 # Entire CLI hooks
@@ -37,7 +51,14 @@ entire hooks git pre-push "$1" || true
 const chainedCommitMsg = `#!/bin/sh
 # Entire CLI hooks
 # Drops the trailer again when the message has no user text, so an empty commit still aborts.
+# Only a message with an Entire-Checkpoint trailer needs entire (shell builtins read it).
+_entire_trailer=
+while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
+    case $_entire_line in Entire-Checkpoint:*) _entire_trailer=1; break ;; esac
+done < "$1"
+if [ -n "$_entire_trailer" ]; then
 entire hooks git commit-msg "$1" || exit 1
+fi
 # Chain: run pre-existing hook
 _entire_hook_dir="$(dirname "$0")"
 if [ -x "$_entire_hook_dir/commit-msg.pre-entire" ]; then
@@ -121,9 +142,18 @@ cat >/dev/null
 exit "${ENTIRE_EXIT:-0}"
 `
 
-// runHook executes hook with /bin/sh and the stub entire first on PATH. It returns the
-// recorded log lines and the exit code.
+// runHook executes hook with /bin/sh and the stub entire first on PATH, in a directory that
+// is not a repository and holds the message file MSG (with a trailer). It returns the recorded
+// log lines and the exit code.
 func runHook(t *testing.T, hook string, stdin string, env []string, args ...string) ([]string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "MSG"), "Add a\n\nEntire-Checkpoint: 0123456789ab\n", 0o644)
+	return runHookIn(t, dir, hook, stdin, env, args...)
+}
+
+// runHookIn is runHook in the working directory dir.
+func runHookIn(t *testing.T, dir, hook string, stdin string, env []string, args ...string) ([]string, int) {
 	t.Helper()
 	bin := t.TempDir()
 	writeFile(t, filepath.Join(bin, "entire"), entireStub, 0o755)
@@ -131,6 +161,7 @@ func runHook(t *testing.T, hook string, stdin string, env []string, args ...stri
 	cmd := exec.Command("/bin/sh", append([]string{hook}, args...)...)
 	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOOK_LOG="+logPath)
 	cmd.Env = append(cmd.Env, env...)
+	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	code := 0
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -294,5 +325,50 @@ func TestRemoveGitHooksRestoresBackups(t *testing.T) {
 		if exists(filepath.Join(dir, name)) {
 			t.Errorf("%s still exists", name)
 		}
+	}
+}
+
+// The guards start no process when the answer is known from files: a main worktree whose
+// repository never recorded a session (no .git/entire-sessions), and a commit message without
+// the trailer. Anything else runs entire.
+func TestHookGuardsSkipTheBinary(t *testing.T) {
+	hooks := t.TempDir()
+	if _, err := InstallGitHooks(hooks); err != nil {
+		t.Fatal(err)
+	}
+	repo := t.TempDir()
+	writeFile(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
+	writeFile(t, filepath.Join(repo, "plain"), "Just a message\nEntire-Checkpointer: no\n", 0o644)
+	writeFile(t, filepath.Join(repo, "linked"), "Add a\n\nEntire-Checkpoint: 0123456789ab\n", 0o644)
+	run := func(hook string, env []string, args ...string) []string {
+		log, code := runHookIn(t, repo, filepath.Join(hooks, hook), "", env, args...)
+		if code != 0 {
+			t.Errorf("%s: exit %d", hook, code)
+		}
+		return slices.DeleteFunc(log, func(l string) bool { return l == "" })
+	}
+	if log := run("post-commit", nil); len(log) != 0 {
+		t.Errorf("post-commit without sessions ran %q", log)
+	}
+	if log := run("prepare-commit-msg", nil, "plain", "message"); len(log) != 0 {
+		t.Errorf("prepare-commit-msg without sessions ran %q", log)
+	}
+	if log := run("commit-msg", nil, "plain"); len(log) != 0 {
+		t.Errorf("commit-msg without a trailer ran %q", log)
+	}
+	if log := run("commit-msg", nil, "linked"); len(log) != 1 {
+		t.Errorf("commit-msg with a trailer ran %q, want entire once", log)
+	}
+	if log := run("post-commit", []string{"GIT_DIR=" + filepath.Join(repo, ".git")}); len(log) != 1 {
+		t.Errorf("post-commit in a linked worktree (GIT_DIR set) ran %q, want entire once", log)
+	}
+	if log := run("post-commit", []string{"ENTIRE_LOG_LEVEL=debug"}); len(log) != 1 {
+		t.Errorf("post-commit with debug logging ran %q, want entire once", log)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, ".git", "entire-sessions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if log := run("post-commit", nil); len(log) != 1 {
+		t.Errorf("post-commit with sessions ran %q, want entire once", log)
 	}
 }
