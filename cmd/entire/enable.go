@@ -55,6 +55,26 @@ func (c *enableCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	bare := len(c.Agent) == 0 && c.Strategy == "" && !c.Local && !c.Project && !c.Force && !c.SkipPushSessions && c.Telemetry == nil
+	if st := setup.Inspect(p); bare && st.SettingsErr == nil && st.Settings.Enabled && st.ProjectExists && st.GitHooks &&
+		len(st.Agents) > 0 && !(newTerminal().Available() && newAgentsPresent(repo.TopLevel)) {
+		// Nothing to change: the reference's words.
+		fmt.Fprintln(e.stdout, "Already enabled. Everything looks good.")
+		for _, a := range st.Agents {
+			fmt.Fprintf(e.stdout, "  Agent: %s\n", a.Type())
+		}
+		fmt.Fprintf(e.stdout, "  Config: %s\n", setup.ProjectSettingsFile)
+		return nil
+	}
+	local := c.Local
+	if c.Strategy != "" && !c.Local && !c.Project {
+		if _, err := os.Stat(filepath.Join(repo.TopLevel, setup.ProjectSettingsFile)); err == nil {
+			// As the reference does: a strategy chosen on the command line over shared project
+			// settings is kept local.
+			fmt.Fprintln(e.stdout, "Info: Project settings exist. Saving to settings.local.json instead.")
+			local = true
+		}
+	}
 	telemetry := c.Telemetry
 	if os.Getenv("ENTIRE_TELEMETRY_OPTOUT") != "" {
 		f := false
@@ -65,7 +85,7 @@ func (c *enableCmd) Run(e *env) error {
 		return err
 	}
 	report, err := setup.Enable(p, setup.EnableOptions{
-		Agents: chosen, Strategy: c.Strategy, Local: c.Local, Project: c.Project, Force: c.Force,
+		Agents: chosen, Strategy: c.Strategy, Local: local, Project: c.Project, Force: c.Force,
 		SkipPushSessions: c.SkipPushSessions, Telemetry: telemetry,
 	})
 	for _, l := range report.Lines {
@@ -136,4 +156,15 @@ func unknownAgent(name string) error {
 	}
 	b.WriteString("Usage: entire enable --agent <agent-name>")
 	return errors.New(b.String())
+}
+
+// newAgentsPresent reports whether an agent's configuration directory is in the repository
+// while its hooks are not installed (a bare enable on a terminal then offers it).
+func newAgentsPresent(top string) bool {
+	for _, a := range agents.All {
+		if _, err := os.Stat(filepath.Join(top, a.ConfigDir())); err == nil && !a.Installed(top) {
+			return true
+		}
+	}
+	return false
 }

@@ -62,27 +62,27 @@ func (c *resumeCmd) Run(e *env) error {
 		if err := repo.Checkout(e.ctx, target.Branch, target.Track); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Switched to branch '%s'\n", target.Branch)
+		fmt.Fprintf(e.stderr, "Switched to branch '%s'\n", target.Branch)
 	}
 	if plan.Commit == nil {
-		fmt.Fprintf(e.stdout, "No Entire checkpoint found on branch '%s'\n", c.Branch)
+		fmt.Fprintf(e.stderr, "No Entire checkpoint found on branch '%s'\n", c.Branch)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Checkpoint %s (commit %s %s)\n", plan.Commit.CheckpointID, plan.Commit.SHA.Short(7), plan.Commit.Subject)
+	fmt.Fprintf(e.stderr, "Checkpoint %s (commit %s %s)\n", plan.Commit.CheckpointID, plan.Commit.SHA.Short(7), plan.Commit.Subject)
 	for _, why := range plan.Skipped {
-		fmt.Fprintf(e.stdout, "  skipped: %s\n", why)
+		fmt.Fprintf(e.stderr, "  skipped: %s\n", why)
 	}
 	for _, r := range plan.Restores {
 		switch {
 		case keep[r.SessionID]:
-			fmt.Fprintf(e.stdout, "  kept the local transcript of %s: %s\n", r.SessionID, r.Path)
+			fmt.Fprintf(e.stderr, "  kept the local transcript of %s: %s\n", r.SessionID, r.Path)
 		case r.Status == history.RestoreUpToDate:
-			fmt.Fprintf(e.stdout, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
+			fmt.Fprintf(e.stderr, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
 		default:
 			if err := history.WriteTranscript(r); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "  restored transcript of %s (%d lines): %s\n", r.SessionID, r.Lines, r.Path)
+			fmt.Fprintf(e.stderr, "  restored transcript of %s (%d lines): %s\n", r.SessionID, r.Lines, r.Path)
 		}
 	}
 	printContinue(e, plan.Restores)
@@ -194,16 +194,16 @@ func printContinue(e *env, restores []history.TranscriptRestore) {
 	case 0:
 		return
 	case 1:
-		fmt.Fprintf(e.stdout, "\nSession: %s\n\nTo continue this session, run:\n%s\n", restores[0].SessionID, line(restores[0], ""))
+		fmt.Fprintf(e.stderr, "\nSession: %s\n\nTo continue this session, run:\n%s\n", restores[0].SessionID, line(restores[0], ""))
 		return
 	}
-	fmt.Fprintf(e.stdout, "\nRestored %d sessions. To continue, run:\n", len(restores))
+	fmt.Fprintf(e.stderr, "\nRestored %d sessions. To continue, run:\n", len(restores))
 	for i, r := range restores {
 		note := ""
 		if i == len(restores)-1 {
 			note = " (most recent)"
 		}
-		fmt.Fprintln(e.stdout, line(r, note))
+		fmt.Fprintln(e.stderr, line(r, note))
 	}
 }
 
