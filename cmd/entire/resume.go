@@ -54,6 +54,17 @@ func (c *resumeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if plan.Commit != nil {
+		if tip, ok, err := repo.ResolveRef(e.ctx, target.Ref); err == nil && ok && tip != plan.Commit.SHA {
+			// Commits without a checkpoint follow it (the reference's words and question; HEAD
+			// is never moved). Without a terminal, the older checkpoint is used.
+			fmt.Fprintln(e.stderr, "Found checkpoint in an older commit.")
+			if !c.Force && term.Available() && !term.Confirm(nil, "Resume from this older checkpoint? [Y/n] ", true) {
+				fmt.Fprintln(e.stderr, "Resume cancelled.")
+				return nil
+			}
+		}
+	}
 	keep, err := c.settleConflicts(e, term, plan)
 	if err != nil {
 		return err
