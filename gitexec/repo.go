@@ -39,6 +39,9 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}
 	env := buildEnv(os.Environ())
+	if r, ok := openFromFiles(abs, env); ok {
+		return r, nil
+	}
 	args := []string{"rev-parse", "--path-format=absolute",
 		"--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format"}
 	// HEAD rides along in the same process; on an unborn branch rev-parse refuses it, and we
@@ -89,6 +92,94 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		}
 	}
 	return r, nil
+}
+
+// openFromFiles opens, from its files alone, the main worktree whose root is dir: the usual case
+// of a git hook (git runs them at the root with GIT_DIR unset), where a rev-parse process would
+// cost more than the hook's own work. Anything unusual (GIT_* location variables, a .git file,
+// another object format or ref storage, core.worktree, config includes, a HEAD it cannot
+// resolve) returns ok=false and the caller asks git.
+func openFromFiles(dir string, env []string) (*Repo, bool) {
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES"} {
+		if os.Getenv(v) != "" {
+			return nil, false
+		}
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, false
+	}
+	gitDir := filepath.Join(root, ".git")
+	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
+		return nil, false
+	}
+	cfg, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	if err != nil {
+		return nil, false
+	}
+	low := bytes.ToLower(cfg)
+	for _, word := range []string{"objectformat", "refstorage", "worktree", "include", "bare = true"} {
+		if bytes.Contains(low, []byte(word)) {
+			return nil, false
+		}
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "commondir")); err == nil {
+		return nil, false
+	}
+	head, ok := headFromFiles(gitDir)
+	if !ok {
+		return nil, false
+	}
+	r := &Repo{
+		TopLevel: root, GitDir: gitDir, CommonDir: gitDir, env: env, hexLen: 40,
+		cat:    batchProc{args: []string{"cat-file", "--batch"}},
+		mktree: batchProc{args: []string{"mktree", "-z", "--batch", "--missing"}},
+	}
+	if head != "" {
+		if r.headAtOpen, err = r.parseOIDLen(head); err != nil {
+			return nil, false
+		}
+	}
+	if idx := os.Getenv("GIT_INDEX_FILE"); idx != "" {
+		if r.HookIndex, err = filepath.Abs(idx); err != nil {
+			return nil, false
+		}
+	}
+	return r, true
+}
+
+// headFromFiles resolves HEAD from a git directory's files: a detached ID, a loose ref or a
+// packed ref; "" with ok=true for an unborn branch (a ref that exists nowhere).
+func headFromFiles(gitDir string) (string, bool) {
+	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", false
+	}
+	head := strings.TrimSpace(string(data))
+	ref, isRef := strings.CutPrefix(head, "ref: ")
+	if !isRef {
+		return head, len(head) == 40
+	}
+	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
+		return "", false
+	}
+	if data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+		oid := strings.TrimSpace(string(data))
+		return oid, len(oid) == 40 && !strings.HasPrefix(oid, "ref:")
+	}
+	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", true
+	}
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if oid, name, ok := strings.Cut(line, " "); ok && name == ref {
+			return oid, len(oid) == 40
+		}
+	}
+	return "", true
 }
 
 // cleanPath turns a path printed by git into a clean native path.

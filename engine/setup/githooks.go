@@ -34,14 +34,21 @@ type gitHook struct {
 const idleGuard = `# Started only where sessions were recorded (the shell test starts no process).
 if [ -n "$GIT_DIR" ] || [ -n "$ENTIRE_LOG_LEVEL" ] || [ ! -d .git ] || [ -e .git/entire-sessions ]; then`
 
-// trailerGuard: commit-msg only ever drops a trailer that is the message's only content, so a
-// message without the trailer needs no process (read with shell builtins).
-const trailerGuard = `# Only a message with an Entire-Checkpoint trailer needs entire (shell builtins read it).
+// trailerGuard: commit-msg only ever drops a trailer that is the message's only content, so any
+// other message (no trailer, or text beside it) needs no process.
+const trailerGuard = `# Only a message whose one content is an Entire-Checkpoint trailer needs entire (to drop it,
+# so that git aborts the empty commit); shell builtins read it, starting no process.
 _entire_trailer=
+_entire_content=
 while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
-    case $_entire_line in Entire-Checkpoint:*) _entire_trailer=1; break ;; esac
+    _entire_line=${_entire_line#"${_entire_line%%[![:space:]]*}"}
+    case $_entire_line in
+        "" | "#"*) ;;
+        Entire-Checkpoint:*) _entire_trailer=1 ;;
+        *) _entire_content=1; break ;;
+    esac
 done < "$1"
-if [ -n "$_entire_trailer" ]; then`
+if [ -n "$_entire_trailer" ] && [ -z "$_entire_content" ]; then`
 
 var gitHooks = []gitHook{
 	{

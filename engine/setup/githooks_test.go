@@ -24,12 +24,19 @@ fi
 	"commit-msg": `#!/bin/sh
 # Entire CLI hooks
 # Drops the trailer again when the message has no user text, so an empty commit still aborts.
-# Only a message with an Entire-Checkpoint trailer needs entire (shell builtins read it).
+# Only a message whose one content is an Entire-Checkpoint trailer needs entire (to drop it,
+# so that git aborts the empty commit); shell builtins read it, starting no process.
 _entire_trailer=
+_entire_content=
 while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
-    case $_entire_line in Entire-Checkpoint:*) _entire_trailer=1; break ;; esac
+    _entire_line=${_entire_line#"${_entire_line%%[![:space:]]*}"}
+    case $_entire_line in
+        "" | "#"*) ;;
+        Entire-Checkpoint:*) _entire_trailer=1 ;;
+        *) _entire_content=1; break ;;
+    esac
 done < "$1"
-if [ -n "$_entire_trailer" ]; then
+if [ -n "$_entire_trailer" ] && [ -z "$_entire_content" ]; then
 entire hooks git commit-msg "$1" || exit 1
 fi
 `,
@@ -51,12 +58,19 @@ entire hooks git pre-push "$1" || true
 const chainedCommitMsg = `#!/bin/sh
 # Entire CLI hooks
 # Drops the trailer again when the message has no user text, so an empty commit still aborts.
-# Only a message with an Entire-Checkpoint trailer needs entire (shell builtins read it).
+# Only a message whose one content is an Entire-Checkpoint trailer needs entire (to drop it,
+# so that git aborts the empty commit); shell builtins read it, starting no process.
 _entire_trailer=
+_entire_content=
 while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
-    case $_entire_line in Entire-Checkpoint:*) _entire_trailer=1; break ;; esac
+    _entire_line=${_entire_line#"${_entire_line%%[![:space:]]*}"}
+    case $_entire_line in
+        "" | "#"*) ;;
+        Entire-Checkpoint:*) _entire_trailer=1 ;;
+        *) _entire_content=1; break ;;
+    esac
 done < "$1"
-if [ -n "$_entire_trailer" ]; then
+if [ -n "$_entire_trailer" ] && [ -z "$_entire_content" ]; then
 entire hooks git commit-msg "$1" || exit 1
 fi
 # Chain: run pre-existing hook
@@ -148,7 +162,7 @@ exit "${ENTIRE_EXIT:-0}"
 func runHook(t *testing.T, hook string, stdin string, env []string, args ...string) ([]string, int) {
 	t.Helper()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "MSG"), "Add a\n\nEntire-Checkpoint: 0123456789ab\n", 0o644)
+	writeFile(t, filepath.Join(dir, "MSG"), "\n# Please enter the commit message\nEntire-Checkpoint: 0123456789ab\n", 0o644)
 	return runHookIn(t, dir, hook, stdin, env, args...)
 }
 
@@ -340,6 +354,7 @@ func TestHookGuardsSkipTheBinary(t *testing.T) {
 	writeFile(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
 	writeFile(t, filepath.Join(repo, "plain"), "Just a message\nEntire-Checkpointer: no\n", 0o644)
 	writeFile(t, filepath.Join(repo, "linked"), "Add a\n\nEntire-Checkpoint: 0123456789ab\n", 0o644)
+	writeFile(t, filepath.Join(repo, "lone"), "\n  Entire-Checkpoint: 0123456789ab\n# a comment\n", 0o644)
 	run := func(hook string, env []string, args ...string) []string {
 		log, code := runHookIn(t, repo, filepath.Join(hooks, hook), "", env, args...)
 		if code != 0 {
@@ -356,8 +371,11 @@ func TestHookGuardsSkipTheBinary(t *testing.T) {
 	if log := run("commit-msg", nil, "plain"); len(log) != 0 {
 		t.Errorf("commit-msg without a trailer ran %q", log)
 	}
-	if log := run("commit-msg", nil, "linked"); len(log) != 1 {
-		t.Errorf("commit-msg with a trailer ran %q, want entire once", log)
+	if log := run("commit-msg", nil, "linked"); len(log) != 0 {
+		t.Errorf("commit-msg with text and a trailer ran %q", log)
+	}
+	if log := run("commit-msg", nil, "lone"); len(log) != 1 {
+		t.Errorf("commit-msg with a lone trailer ran %q, want entire once", log)
 	}
 	if log := run("post-commit", []string{"GIT_DIR=" + filepath.Join(repo, ".git")}); len(log) != 1 {
 		t.Errorf("post-commit in a linked worktree (GIT_DIR set) ran %q, want entire once", log)
