@@ -104,6 +104,7 @@ func (en *Engine) RemoveSession(ctx context.Context, id, reason string) error {
 				errs = append(errs, fmt.Errorf("remove session state: %w", err))
 			}
 		}
+		errs = append(errs, en.Store.RemoveMarker(id))
 		return errors.Join(errs...)
 	}
 	defer CloseSession(en, sess)

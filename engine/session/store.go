@@ -178,6 +178,7 @@ func (s *Session) Remove() error {
 			errs = append(errs, fmt.Errorf("remove session state: %w", err))
 		}
 	}
+	errs = append(errs, s.store.RemoveMarker(s.ID))
 	errs = append(errs, s.j.Close())
 	s.j = nil
 	s.removed = true
@@ -254,7 +255,7 @@ func (st Store) WriteSnapshot(s State) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write session state: %w", err)
 	}
-	return nil
+	return st.writeMarker(s.SessionID, data)
 }
 
 // Replay rebuilds a session's state from its journal alone, calling fn after each event with

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -409,5 +410,62 @@ func TestStoreConcurrentSessions(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(marshal(t, replayed)), string(readBytes(t, st.StatePath("s1")))); diff != "" {
 		t.Errorf("snapshot differs from replay (-replay +snapshot):\n%s", diff)
+	}
+}
+
+// The store keeps a marker per state for the git hook scripts: "*" while the session may
+// matter to any commit, its base commit once it ended with nothing left; the marker directory
+// appears with a marker for every state already there, and a removed session's marker goes.
+func TestLiveMarkers(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	read := func(id string) string {
+		data, err := os.ReadFile(filepath.Join(st.Dir, "live", id))
+		if err != nil {
+			return "missing"
+		}
+		return strings.TrimSpace(string(data))
+	}
+	// A state written before markers existed (an older version): no live directory yet.
+	old := State{SessionID: "old", WorktreePath: "/w", BaseCommit: "b1", Phase: PhaseEnded}
+	data, err := MarshalState(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(st.StatePath("old"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	active := State{SessionID: "act", WorktreePath: "/w", BaseCommit: "b2", Phase: PhaseActive}
+	if err := st.WriteSnapshot(active); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("act"); got != "*" {
+		t.Errorf("active session's marker = %q, want *", got)
+	}
+	if got := read("old"); got != "b1" {
+		t.Errorf("earlier ended session's marker = %q, want its base b1", got)
+	}
+	active.Phase, active.FilesTouched = PhaseEnded, []string{"a.go"}
+	if err := st.WriteSnapshot(active); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("act"); got != "*" {
+		t.Errorf("ended session with work: marker %q, want *", got)
+	}
+	active.FilesTouched = nil
+	if err := st.WriteSnapshot(active); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("act"); got != "b2" {
+		t.Errorf("ended session without work: marker %q, want b2", got)
+	}
+	sess, err := st.Open("act")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("act"); got != "missing" {
+		t.Errorf("removed session's marker = %q", got)
 	}
 }

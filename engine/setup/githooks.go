@@ -27,12 +27,45 @@ type gitHook struct {
 	Guard string
 }
 
-// idleGuard: in the main worktree (git runs hooks there with GIT_DIR unset), a repository
-// where no session was ever recorded has no .git/entire-sessions, and a commit hook has nothing
-// to do: the commit then costs no process beyond the hook script. Linked worktrees, debug
-// logging and anything unusual fall back to the binary, which decides exactly.
-const idleGuard = `# Started only where sessions were recorded (the shell test starts no process).
-if [ -n "$GIT_DIR" ] || [ -n "$ENTIRE_LOG_LEVEL" ] || [ ! -d .git ] || [ -e .git/entire-sessions ]; then`
+// idleGuard: in the main worktree (git runs hooks there with GIT_DIR unset) a commit hook has
+// nothing to do when no session may matter to the commit: none was ever recorded (no
+// .git/entire-sessions), or every session's marker (engine/session/live.go) says it has ended
+// with nothing left and was based on another commit than HEAD. The test uses shell builtins
+// only; a linked worktree, debug logging, a HEAD it cannot read, or markers that do not cover
+// every state file fall back to the binary, which decides exactly.
+const idleGuard = `# Started only when a recorded session may matter to this commit (the shell test below
+# starts no process; engine/session/live.go writes the markers it reads).
+_entire_run=1
+if [ -z "$GIT_DIR" ] && [ -z "$ENTIRE_LOG_LEVEL" ] && [ -d .git ]; then
+    if [ ! -e .git/entire-sessions ]; then
+        _entire_run=
+    elif [ -d .git/entire-sessions/live ]; then
+        _entire_run=
+        _entire_head=
+        { read -r _entire_head < .git/HEAD; } 2>/dev/null
+        case $_entire_head in
+            "ref: "*) _entire_ref=${_entire_head#ref: }; _entire_head=
+                { read -r _entire_head < ".git/$_entire_ref"; } 2>/dev/null ;;
+        esac
+        _entire_states=0
+        for _entire_f in .git/entire-sessions/*.json; do
+            [ -e "$_entire_f" ] && _entire_states=$((_entire_states + 1))
+        done
+        _entire_marks=0
+        for _entire_f in .git/entire-sessions/live/*; do
+            case $_entire_f in *.tmp*) continue ;; esac
+            [ -e "$_entire_f" ] || continue
+            _entire_marks=$((_entire_marks + 1))
+            _entire_base=
+            { read -r _entire_base < "$_entire_f"; } 2>/dev/null
+            if [ "$_entire_base" = "*" ] || [ -z "$_entire_head" ] || [ "$_entire_base" = "$_entire_head" ]; then
+                _entire_run=1
+            fi
+        done
+        [ "$_entire_states" = "$_entire_marks" ] || _entire_run=1
+    fi
+fi
+if [ -n "$_entire_run" ]; then`
 
 // trailerGuard: commit-msg only ever drops a trailer that is the message's only content, so any
 // other message (no trailer, or text beside it) needs no process.

@@ -1,0 +1,105 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The git hook scripts decide with shell builtins whether a commit needs entire at all. For
+// that, the store keeps one small file per session state under <Dir>/live/, read by the
+// scripts: "*" when the session may matter to any commit (not ended, uncondensed work, pending
+// work, a prepared commit), else the session's base commit (an ended session matters only to a
+// commit made on it: an amend restores its trailer). The directory appears only once it holds a
+// marker for every state file; the scripts also compare the counts, so a state written by a
+// tool that keeps no markers makes them ask the binary.
+
+// liveDir is where the markers are.
+func (st Store) liveDir() string { return filepath.Join(st.Dir, "live") }
+
+// liveMarker is what the marker of a state says.
+func liveMarker(b Brief) string {
+	if Phase(b.Phase).Normalize() != PhaseEnded || b.HasWork || b.Pending || b.Prepared {
+		return "*"
+	}
+	return b.BaseCommit
+}
+
+// writeMarker records a state's marker, creating the marker directory (complete) first.
+func (st Store) writeMarker(id string, data []byte) error {
+	b, ok := briefOf(data)
+	if !ok {
+		return nil
+	}
+	if err := st.ensureLiveDir(); err != nil {
+		return err
+	}
+	return writeSmall(filepath.Join(st.liveDir(), id), liveMarker(b))
+}
+
+// RemoveMarker drops a removed session's marker.
+func (st Store) RemoveMarker(id string) error {
+	if err := os.Remove(filepath.Join(st.liveDir(), id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove session marker: %w", err)
+	}
+	return nil
+}
+
+// ensureLiveDir creates the marker directory with a marker for every existing state, built aside
+// and renamed into place so that the scripts never see it incomplete. A process that loses the
+// race to rename discards its copy; every writer then writes its own marker into the winner's.
+func (st Store) ensureLiveDir() error {
+	if fi, err := os.Stat(st.liveDir()); err == nil && fi.IsDir() {
+		return nil
+	}
+	tmp, err := os.MkdirTemp(st.Dir, ".live-")
+	if err != nil {
+		return fmt.Errorf("create session markers: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	entries, err := os.ReadDir(st.Dir)
+	if err != nil {
+		return fmt.Errorf("create session markers: %w", err)
+	}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(st.Dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		marker := "*" // unreadable: the binary decides
+		if b, ok := briefOf(data); ok {
+			marker = liveMarker(b)
+		}
+		if err := writeSmall(filepath.Join(tmp, id), marker); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, st.liveDir()); err != nil {
+		if fi, serr := os.Stat(st.liveDir()); serr == nil && fi.IsDir() {
+			return nil // another process made it
+		}
+		return fmt.Errorf("create session markers: %w", err)
+	}
+	return nil
+}
+
+// writeSmall writes a marker atomically (temporary file and rename).
+func writeSmall(path, content string) error {
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(tmp, []byte(content+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write session marker: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write session marker: %w", err)
+	}
+	return nil
+}
