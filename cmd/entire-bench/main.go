@@ -35,7 +35,7 @@ type config struct {
 
 func main() {
 	var cfg config
-	flag.BoolVar(&cfg.quick, "quick", false, "fast smoke run: the 100-file repository only, 3 repetitions")
+	flag.BoolVar(&cfg.quick, "quick", false, "fast smoke run: the 400-file repository only, 3 repetitions")
 	flag.BoolVar(&cfg.trace, "trace", false, "diagnostic: count the git processes of every step via GIT_TRACE2_EVENT (times are inflated)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (repositories, transcripts, logs)")
 	flag.StringVar(&cfg.jsonPath, "json", "", "write the raw results as JSON to this file")

@@ -11,22 +11,52 @@ import (
 )
 
 // The git hook scripts decide with shell builtins whether a commit needs entire at all. For
-// that, the store keeps one small file per session state under <Dir>/live/, read by the
-// scripts: "*" when the session may matter to any commit (not ended, uncondensed work, pending
-// work, a prepared commit), else the session's base commit (an ended session matters only to a
-// commit made on it: an amend restores its trailer). The directory appears only once it holds a
-// marker for every state file; the scripts also compare the counts, so a state written by a
-// tool that keeps no markers makes them ask the binary.
+// that, the store keeps one empty file per session state under <Dir>/live/, named
+// <session-id>@<value>, so that the scripts learn everything from file names (globs, no file
+// read): the value is "live" when the session may matter to any commit (not ended, uncondensed
+// work, pending work, a prepared commit), else the session's base commit (an ended session
+// matters only to a commit made on it: an amend restores its trailer). The directory appears
+// only once it holds a marker for every state file; the scripts also compare the counts, so a
+// state written by a tool that keeps no markers, or a marker being replaced, makes them ask the
+// binary.
 
 // liveDir is where the markers are.
 func (st Store) liveDir() string { return filepath.Join(st.Dir, "live") }
 
 // liveMarker is what the marker of a state says.
 func liveMarker(b Brief) string {
-	if Phase(b.Phase).Normalize() != PhaseEnded || b.HasWork || b.Pending || b.Prepared {
-		return "*"
+	if Phase(b.Phase).Normalize() != PhaseEnded || b.HasWork || b.Pending || b.Prepared || b.BaseCommit == "" {
+		return "live"
 	}
 	return b.BaseCommit
+}
+
+// markerSep separates the session ID from the value in a marker's name.
+const markerSep = "@"
+
+// markersOf lists the marker names of a session in dir (normally one).
+func markersOf(dir, id string) []string {
+	names, _ := filepath.Glob(filepath.Join(dir, globEscape(id)+markerSep+"*"))
+	var out []string
+	for _, n := range names {
+		v := strings.TrimPrefix(filepath.Base(n), id+markerSep)
+		if !strings.Contains(v, markerSep) && !strings.Contains(v, ".tmp") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// globEscape quotes the glob metacharacters of a session ID.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // writeMarker records a state's marker, creating the marker directory (complete) first.
@@ -38,13 +68,30 @@ func (st Store) writeMarker(id string, data []byte) error {
 	if err := st.ensureLiveDir(); err != nil {
 		return err
 	}
-	return writeSmall(filepath.Join(st.liveDir(), id), liveMarker(b))
+	want := filepath.Join(st.liveDir(), id+markerSep+liveMarker(b))
+	old := markersOf(st.liveDir(), id)
+	if len(old) == 1 && old[0] == want {
+		return nil
+	}
+	// The new name first, then the old ones: meanwhile the counts differ and the scripts ask
+	// the binary.
+	if err := writeSmall(want, ""); err != nil {
+		return err
+	}
+	for _, o := range old {
+		if o != want {
+			os.Remove(o)
+		}
+	}
+	return nil
 }
 
 // RemoveMarker drops a removed session's marker.
 func (st Store) RemoveMarker(id string) error {
-	if err := os.Remove(filepath.Join(st.liveDir(), id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove session marker: %w", err)
+	for _, o := range markersOf(st.liveDir(), id) {
+		if err := os.Remove(o); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove session marker: %w", err)
+		}
 	}
 	return nil
 }
@@ -74,11 +121,11 @@ func (st Store) ensureLiveDir() error {
 		if err != nil {
 			continue
 		}
-		marker := "*" // unreadable: the binary decides
+		marker := "live" // unreadable: the binary decides
 		if b, ok := briefOf(data); ok {
 			marker = liveMarker(b)
 		}
-		if err := writeSmall(filepath.Join(tmp, id), marker); err != nil {
+		if err := writeSmall(filepath.Join(tmp, id+markerSep+marker), ""); err != nil {
 			return err
 		}
 	}
@@ -94,7 +141,7 @@ func (st Store) ensureLiveDir() error {
 // writeSmall writes a marker atomically (temporary file and rename).
 func writeSmall(path, content string) error {
 	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, []byte(content+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
 		return fmt.Errorf("write session marker: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {

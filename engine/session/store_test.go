@@ -419,11 +419,11 @@ func TestStoreConcurrentSessions(t *testing.T) {
 func TestLiveMarkers(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	read := func(id string) string {
-		data, err := os.ReadFile(filepath.Join(st.Dir, "live", id))
-		if err != nil {
-			return "missing"
+		names, _ := filepath.Glob(filepath.Join(st.Dir, "live", id+"@*"))
+		if len(names) != 1 {
+			return fmt.Sprintf("%d markers", len(names))
 		}
-		return strings.TrimSpace(string(data))
+		return strings.TrimPrefix(filepath.Base(names[0]), id+"@")
 	}
 	// A state written before markers existed (an older version): no live directory yet.
 	old := State{SessionID: "old", WorktreePath: "/w", BaseCommit: "b1", Phase: PhaseEnded}
@@ -438,8 +438,8 @@ func TestLiveMarkers(t *testing.T) {
 	if err := st.WriteSnapshot(active); err != nil {
 		t.Fatal(err)
 	}
-	if got := read("act"); got != "*" {
-		t.Errorf("active session's marker = %q, want *", got)
+	if got := read("act"); got != "live" {
+		t.Errorf("active session's marker = %q, want live", got)
 	}
 	if got := read("old"); got != "b1" {
 		t.Errorf("earlier ended session's marker = %q, want its base b1", got)
@@ -448,8 +448,8 @@ func TestLiveMarkers(t *testing.T) {
 	if err := st.WriteSnapshot(active); err != nil {
 		t.Fatal(err)
 	}
-	if got := read("act"); got != "*" {
-		t.Errorf("ended session with work: marker %q, want *", got)
+	if got := read("act"); got != "live" {
+		t.Errorf("ended session with work: marker %q, want live", got)
 	}
 	active.FilesTouched = nil
 	if err := st.WriteSnapshot(active); err != nil {
@@ -465,7 +465,7 @@ func TestLiveMarkers(t *testing.T) {
 	if err := sess.Remove(); err != nil {
 		t.Fatal(err)
 	}
-	if got := read("act"); got != "missing" {
+	if got := read("act"); got != "0 markers" {
 		t.Errorf("removed session's marker = %q", got)
 	}
 }

@@ -33,36 +33,29 @@ type gitHook struct {
 // with nothing left and was based on another commit than HEAD. The test uses shell builtins
 // only; a linked worktree, debug logging, a HEAD it cannot read, or markers that do not cover
 // every state file fall back to the binary, which decides exactly.
-const idleGuard = `# Started only when a recorded session may matter to this commit (the shell test below
-# starts no process; engine/session/live.go writes the markers it reads).
+const idleGuard = `# Started only when a recorded session may matter to this commit. The test below starts no
+# process: it reads HEAD and the session markers' names (engine/session/live.go).
+_entire_count() { _entire_n=$#; [ -e "$1" ] || _entire_n=0; }
 _entire_run=1
 if [ -z "$GIT_DIR" ] && [ -z "$ENTIRE_LOG_LEVEL" ] && [ -d .git ]; then
     if [ ! -e .git/entire-sessions ]; then
         _entire_run=
     elif [ -d .git/entire-sessions/live ]; then
-        _entire_run=
         _entire_head=
         { read -r _entire_head < .git/HEAD; } 2>/dev/null
         case $_entire_head in
             "ref: "*) _entire_ref=${_entire_head#ref: }; _entire_head=
                 { read -r _entire_head < ".git/$_entire_ref"; } 2>/dev/null ;;
         esac
-        _entire_states=0
-        for _entire_f in .git/entire-sessions/*.json; do
-            [ -e "$_entire_f" ] && _entire_states=$((_entire_states + 1))
-        done
-        _entire_marks=0
-        for _entire_f in .git/entire-sessions/live/*; do
-            case $_entire_f in *.tmp*) continue ;; esac
-            [ -e "$_entire_f" ] || continue
-            _entire_marks=$((_entire_marks + 1))
-            _entire_base=
-            { read -r _entire_base < "$_entire_f"; } 2>/dev/null
-            if [ "$_entire_base" = "*" ] || [ -z "$_entire_head" ] || [ "$_entire_base" = "$_entire_head" ]; then
-                _entire_run=1
-            fi
-        done
-        [ "$_entire_states" = "$_entire_marks" ] || _entire_run=1
+        _entire_count .git/entire-sessions/*.json
+        _entire_states=$_entire_n
+        _entire_count .git/entire-sessions/live/*@*
+        if [ -n "$_entire_head" ] && [ "$_entire_n" = "$_entire_states" ]; then
+            _entire_count .git/entire-sessions/live/*@live
+            _entire_live=$_entire_n
+            _entire_count .git/entire-sessions/live/*@"$_entire_head"
+            [ "$_entire_live" = 0 ] && [ "$_entire_n" = 0 ] && _entire_run=
+        fi
     fi
 fi
 if [ -n "$_entire_run" ]; then`

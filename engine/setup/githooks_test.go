@@ -16,36 +16,29 @@ var goldenHooks = map[string]string{
 	"prepare-commit-msg": `#!/bin/sh
 # Entire CLI hooks
 # Adds the Entire-Checkpoint trailer when agent work is pending; never blocks the commit.
-# Started only when a recorded session may matter to this commit (the shell test below
-# starts no process; engine/session/live.go writes the markers it reads).
+# Started only when a recorded session may matter to this commit. The test below starts no
+# process: it reads HEAD and the session markers' names (engine/session/live.go).
+_entire_count() { _entire_n=$#; [ -e "$1" ] || _entire_n=0; }
 _entire_run=1
 if [ -z "$GIT_DIR" ] && [ -z "$ENTIRE_LOG_LEVEL" ] && [ -d .git ]; then
     if [ ! -e .git/entire-sessions ]; then
         _entire_run=
     elif [ -d .git/entire-sessions/live ]; then
-        _entire_run=
         _entire_head=
         { read -r _entire_head < .git/HEAD; } 2>/dev/null
         case $_entire_head in
             "ref: "*) _entire_ref=${_entire_head#ref: }; _entire_head=
                 { read -r _entire_head < ".git/$_entire_ref"; } 2>/dev/null ;;
         esac
-        _entire_states=0
-        for _entire_f in .git/entire-sessions/*.json; do
-            [ -e "$_entire_f" ] && _entire_states=$((_entire_states + 1))
-        done
-        _entire_marks=0
-        for _entire_f in .git/entire-sessions/live/*; do
-            case $_entire_f in *.tmp*) continue ;; esac
-            [ -e "$_entire_f" ] || continue
-            _entire_marks=$((_entire_marks + 1))
-            _entire_base=
-            { read -r _entire_base < "$_entire_f"; } 2>/dev/null
-            if [ "$_entire_base" = "*" ] || [ -z "$_entire_head" ] || [ "$_entire_base" = "$_entire_head" ]; then
-                _entire_run=1
-            fi
-        done
-        [ "$_entire_states" = "$_entire_marks" ] || _entire_run=1
+        _entire_count .git/entire-sessions/*.json
+        _entire_states=$_entire_n
+        _entire_count .git/entire-sessions/live/*@*
+        if [ -n "$_entire_head" ] && [ "$_entire_n" = "$_entire_states" ]; then
+            _entire_count .git/entire-sessions/live/*@live
+            _entire_live=$_entire_n
+            _entire_count .git/entire-sessions/live/*@"$_entire_head"
+            [ "$_entire_live" = 0 ] && [ "$_entire_n" = 0 ] && _entire_run=
+        fi
     fi
 fi
 if [ -n "$_entire_run" ]; then
@@ -74,36 +67,29 @@ fi
 	"post-commit": `#!/bin/sh
 # Entire CLI hooks
 # Condenses the session onto entire/checkpoints/v1 when the new commit carries a trailer.
-# Started only when a recorded session may matter to this commit (the shell test below
-# starts no process; engine/session/live.go writes the markers it reads).
+# Started only when a recorded session may matter to this commit. The test below starts no
+# process: it reads HEAD and the session markers' names (engine/session/live.go).
+_entire_count() { _entire_n=$#; [ -e "$1" ] || _entire_n=0; }
 _entire_run=1
 if [ -z "$GIT_DIR" ] && [ -z "$ENTIRE_LOG_LEVEL" ] && [ -d .git ]; then
     if [ ! -e .git/entire-sessions ]; then
         _entire_run=
     elif [ -d .git/entire-sessions/live ]; then
-        _entire_run=
         _entire_head=
         { read -r _entire_head < .git/HEAD; } 2>/dev/null
         case $_entire_head in
             "ref: "*) _entire_ref=${_entire_head#ref: }; _entire_head=
                 { read -r _entire_head < ".git/$_entire_ref"; } 2>/dev/null ;;
         esac
-        _entire_states=0
-        for _entire_f in .git/entire-sessions/*.json; do
-            [ -e "$_entire_f" ] && _entire_states=$((_entire_states + 1))
-        done
-        _entire_marks=0
-        for _entire_f in .git/entire-sessions/live/*; do
-            case $_entire_f in *.tmp*) continue ;; esac
-            [ -e "$_entire_f" ] || continue
-            _entire_marks=$((_entire_marks + 1))
-            _entire_base=
-            { read -r _entire_base < "$_entire_f"; } 2>/dev/null
-            if [ "$_entire_base" = "*" ] || [ -z "$_entire_head" ] || [ "$_entire_base" = "$_entire_head" ]; then
-                _entire_run=1
-            fi
-        done
-        [ "$_entire_states" = "$_entire_marks" ] || _entire_run=1
+        _entire_count .git/entire-sessions/*.json
+        _entire_states=$_entire_n
+        _entire_count .git/entire-sessions/live/*@*
+        if [ -n "$_entire_head" ] && [ "$_entire_n" = "$_entire_states" ]; then
+            _entire_count .git/entire-sessions/live/*@live
+            _entire_live=$_entire_n
+            _entire_count .git/entire-sessions/live/*@"$_entire_head"
+            [ "$_entire_live" = 0 ] && [ "$_entire_n" = 0 ] && _entire_run=
+        fi
     fi
 fi
 if [ -n "$_entire_run" ]; then
@@ -457,7 +443,7 @@ func TestHookGuardsSkipTheBinary(t *testing.T) {
 	writeFile(t, filepath.Join(repo, ".git", "refs", "heads", "main"), head+"\n", 0o644)
 	for _, id := range []string{"s1", "s2"} {
 		writeFile(t, filepath.Join(sessions, id+".json"), "{}", 0o644)
-		writeFile(t, filepath.Join(sessions, "live", id), strings.Repeat("b", 40)+"\n", 0o644)
+		writeFile(t, filepath.Join(sessions, "live", id+"@"+strings.Repeat("b", 40)), "", 0o644)
 	}
 	if log := run("post-commit", nil); len(log) != 0 {
 		t.Errorf("post-commit with only ended sessions elsewhere ran %q", log)
@@ -469,11 +455,13 @@ func TestHookGuardsSkipTheBinary(t *testing.T) {
 	if log := run("post-commit", nil); len(log) != 1 {
 		t.Errorf("post-commit with a state file that has no marker ran %q, want entire once", log)
 	}
-	writeFile(t, filepath.Join(sessions, "live", "s3"), head+"\n", 0o644)
+	writeFile(t, filepath.Join(sessions, "live", "s3@"+head), "", 0o644)
 	if log := run("post-commit", nil); len(log) != 1 {
 		t.Errorf("post-commit with a session based on HEAD ran %q, want entire once", log)
 	}
-	writeFile(t, filepath.Join(sessions, "live", "s3"), "*\n", 0o644)
+	if err := os.Rename(filepath.Join(sessions, "live", "s3@"+head), filepath.Join(sessions, "live", "s3@live")); err != nil {
+		t.Fatal(err)
+	}
 	if log := run("post-commit", nil); len(log) != 1 {
 		t.Errorf("post-commit with a live session ran %q, want entire once", log)
 	}
