@@ -4,19 +4,20 @@ import (
 	"testing"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agent/agenttest"
 )
 
 func TestSessionFormatsGolden(t *testing.T) {
 	data := readSession(t)
-	turn := ScanBytes(data[lineOffset(t, data, 16):])
+	turn := ScanBytes(data[agenttest.LineOffset(t, data, 16):])
 	full := ScanBytes(data)
 	prompt := agent.PromptsText(turn.Prompts)
 	subject := agent.CommitSubject(turn.Prompts[len(turn.Prompts)-1])
-	golden(t, "turn2.prompt.txt", []byte(prompt))
-	golden(t, "turn2.summary.txt", []byte(turn.LastAssistant))
-	golden(t, "turn2.context.md", []byte(agent.ShadowContext("5b2c9d1e-8f4a-4c3b-9e7d-1a2b3c4d5e6f", subject, prompt, turn.LastAssistant, turn.Actions)))
-	golden(t, "committed.prompt.txt", []byte(agent.PromptsText(full.Prompts)))
-	golden(t, "committed.context.md", []byte(agent.CommittedContext(full.Prompts)))
+	agenttest.Golden(t, "turn2.prompt.txt", []byte(prompt), *update)
+	agenttest.Golden(t, "turn2.summary.txt", []byte(turn.LastAssistant), *update)
+	agenttest.Golden(t, "turn2.context.md", []byte(agent.ShadowContext("5b2c9d1e-8f4a-4c3b-9e7d-1a2b3c4d5e6f", subject, prompt, turn.LastAssistant, turn.Actions)), *update)
+	agenttest.Golden(t, "committed.prompt.txt", []byte(agent.PromptsText(full.Prompts)), *update)
+	agenttest.Golden(t, "committed.context.md", []byte(agent.CommittedContext(full.Prompts)), *update)
 	if subject != "Thanks — one more: add a CHANGELOG entry." {
 		t.Errorf("turn 2 subject = %q", subject)
 	}

@@ -1,9 +1,7 @@
 package claudecode
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agent/agenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -33,39 +32,6 @@ func readSession(t *testing.T) []byte {
 	return data
 }
 
-// lineOffset returns the byte offset at which line n (0-based) of data starts.
-func lineOffset(t *testing.T, data []byte, n int) int64 {
-	t.Helper()
-	off := 0
-	for range n {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			t.Fatalf("data has fewer than %d lines", n)
-		}
-		off += i + 1
-	}
-	return int64(off)
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
-
 func TestScanGolden(t *testing.T) {
 	data := readSession(t)
 	got := ScanBytes(data)
@@ -73,7 +39,7 @@ func TestScanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "session.scan.json", append(js, '\n'))
+	agenttest.Golden(t, "session.scan.json", append(js, '\n'), *update)
 
 	// The golden file is reviewed once; these hand-derived facts keep it honest.
 	want := agent.Scan{
@@ -116,28 +82,9 @@ func TestScanGolden(t *testing.T) {
 	}
 }
 
-func TestScanFileFromOffsetEqualsScanBytesOfTail(t *testing.T) {
-	data := readSession(t)
-	for _, line := range []int{0, 1, 16, 30, 38} {
-		off := lineOffset(t, data, line)
-		got, err := ScanFile(sessionFile, off)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ScanBytes(data[off:])
-		want.StartOffset, want.EndOffset = off, off+want.EndOffset
-		if diff := cmp.Diff(want, got, scanOpts); diff != "" {
-			t.Errorf("ScanFile(offset of line %d) mismatch (-want +got):\n%s", line, diff)
-		}
-		if got.Lines != 38-line {
-			t.Errorf("ScanFile(offset of line %d).Lines = %d, want %d", line, got.Lines, 38-line)
-		}
-	}
-}
-
 func TestScanSecondTurn(t *testing.T) {
 	data := readSession(t)
-	got, err := ScanFile(sessionFile, lineOffset(t, data, 16))
+	got, err := ScanFile(sessionFile, agenttest.LineOffset(t, data, 16))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +103,7 @@ func TestScanSecondTurn(t *testing.T) {
 
 func TestScanTornLastLine(t *testing.T) {
 	data := readSession(t)
-	last := lineOffset(t, data, 37)
+	last := agenttest.LineOffset(t, data, 37)
 	torn := data[:len(data)-10] // the final line lost its end and its '\n'
 	got := ScanBytes(torn)
 	if got.Lines != 37 || got.EndOffset != last {
@@ -202,14 +149,14 @@ func TestMerge(t *testing.T) {
 	// Every split point, including ones inside an API response written as
 	// several lines (msg_01A on lines 4-6, msg_01D on 12-13, msg_02A on 20-21).
 	for line := 0; line <= 38; line++ {
-		off := lineOffset(t, data, line)
+		off := agenttest.LineOffset(t, data, line)
 		merged := ScanBytes(data[:off]).Merge(ScanBytes(data[off:]))
 		if diff := cmp.Diff(full, merged, scanOpts); diff != "" {
 			t.Errorf("split at line %d (-full +merged):\n%s", line, diff)
 		}
 	}
 	// A ScanFile continuation has an absolute frame; the result is the same.
-	off := lineOffset(t, data, 5)
+	off := agenttest.LineOffset(t, data, 5)
 	rest, err := ScanFile(sessionFile, off)
 	if err != nil {
 		t.Fatal(err)
@@ -255,19 +202,11 @@ func TestScanFileLongLine(t *testing.T) {
 	}
 }
 
-func TestScanFileErrors(t *testing.T) {
-	if _, err := ScanFile(filepath.Join(t.TempDir(), "missing.jsonl"), 0); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: err = %v, want ErrNotExist", err)
+// TestScanContract: what the engine relies on from the scanner (agenttest.ScanContract).
+func TestScanContract(t *testing.T) {
+	data, err := os.ReadFile(sessionFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := ScanFile(sessionFile, 1<<40); !errors.Is(err, ErrOffsetPastEnd) {
-		t.Errorf("offset past end: err = %v, want ErrOffsetPastEnd", err)
-	}
-	if _, err := ScanFile(sessionFile, -1); err == nil {
-		t.Error("negative offset: no error")
-	}
-	size := int64(len(readSession(t)))
-	got, err := ScanFile(sessionFile, size)
-	if err != nil || got.Lines != 0 || got.EndOffset != size {
-		t.Errorf("offset at EOF: %+v, %v; want an empty scan ending at %d", got, err, size)
-	}
+	agenttest.ScanContract(t, Agent{}, data)
 }

@@ -1,9 +1,7 @@
 package codex
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agent/agenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -38,39 +37,6 @@ func readFile(t *testing.T, name string) []byte {
 	return data
 }
 
-// lineOffset returns the byte offset at which line n (0-based) of data starts.
-func lineOffset(t *testing.T, data []byte, n int) int64 {
-	t.Helper()
-	off := 0
-	for range n {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			t.Fatalf("data has fewer than %d lines", n)
-		}
-		off += i + 1
-	}
-	return int64(off)
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
-
 const (
 	prompt1 = "Add a --verbose flag to cmd/tool/main.go and document it in README.md"
 	prompt2 = "Also put AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE in .env.example, add a CHANGELOG entry,\nand move the flags to cmd/tool/flags.go."
@@ -84,7 +50,7 @@ func TestScanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "rollout.scan.json", append(js, '\n'))
+	agenttest.Golden(t, "rollout.scan.json", append(js, '\n'), *update)
 
 	// The golden file is reviewed once; these hand-derived facts keep it honest.
 	want := agent.Scan{
@@ -135,7 +101,7 @@ func TestScanTurns(t *testing.T) {
 			"The reviewer found no problems."},
 	}
 	for _, tt := range tests {
-		got := ScanBytes(data[lineOffset(t, data, tt.from):lineOffset(t, data, tt.to)])
+		got := ScanBytes(data[agenttest.LineOffset(t, data, tt.from):agenttest.LineOffset(t, data, tt.to)])
 		if diff := cmp.Diff([]string{tt.prompt}, got.Prompts); diff != "" {
 			t.Errorf("turn at line %d prompts (-want +got):\n%s", tt.from, diff)
 		}
@@ -151,25 +117,6 @@ func TestScanTurns(t *testing.T) {
 	}
 }
 
-func TestScanFileFromOffsetEqualsScanBytesOfTail(t *testing.T) {
-	data := readFile(t, rolloutFile)
-	for _, line := range []int{0, 1, 7, 20, 33, rolloutLines} {
-		off := lineOffset(t, data, line)
-		got, err := ScanFile(rolloutFile, off)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ScanBytes(data[off:])
-		want.StartOffset, want.EndOffset = off, off+want.EndOffset
-		if diff := cmp.Diff(want, got, scanOpts); diff != "" {
-			t.Errorf("ScanFile(offset of line %d) mismatch (-want +got):\n%s", line, diff)
-		}
-		if got.Lines != rolloutLines-line {
-			t.Errorf("ScanFile(offset of line %d).Lines = %d, want %d", line, got.Lines, rolloutLines-line)
-		}
-	}
-}
-
 // TestMerge splits the rollout at every line and merges the two scans. Everything equals one
 // scan, except at the cut between the first prompt's response_item and its user_message event,
 // where the documented limit shows: the first part has no user_message, falls back to the
@@ -180,7 +127,7 @@ func TestMerge(t *testing.T) {
 	full := ScanBytes(data)
 	torn := map[int]string{7: prompt1} // cut before the first user_message line
 	for line := 0; line <= rolloutLines; line++ {
-		off := lineOffset(t, data, line)
+		off := agenttest.LineOffset(t, data, line)
 		merged := ScanBytes(data[:off]).Merge(ScanBytes(data[off:]))
 		want := full
 		if p, ok := torn[line]; ok {
@@ -197,7 +144,7 @@ func TestMerge(t *testing.T) {
 		}
 	}
 	// A ScanFile continuation has an absolute frame; the result is the same.
-	off := lineOffset(t, data, 16) // between the two copies of a token_count
+	off := agenttest.LineOffset(t, data, 16) // between the two copies of a token_count
 	rest, err := ScanFile(rolloutFile, off)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +175,7 @@ func TestScanItemsOnly(t *testing.T) {
 		t.Errorf("ScanBytes(items) (-want +got):\n%s", diff)
 	}
 	for line := 0; line <= 12; line++ {
-		off := lineOffset(t, data, line)
+		off := agenttest.LineOffset(t, data, line)
 		if diff := cmp.Diff(got, ScanBytes(data[:off]).Merge(ScanBytes(data[off:])), scanOpts); diff != "" {
 			t.Errorf("split at line %d (-full +merged):\n%s", line, diff)
 		}
@@ -285,7 +232,7 @@ func TestScanLineShapes(t *testing.T) {
 
 func TestScanTornLastLine(t *testing.T) {
 	data := readFile(t, rolloutFile)
-	last := lineOffset(t, data, rolloutLines-1)
+	last := agenttest.LineOffset(t, data, rolloutLines-1)
 	torn := data[:len(data)-10] // the final line lost its end and its '\n'
 	got := ScanBytes(torn)
 	if got.Lines != rolloutLines-1 || got.EndOffset != last {
@@ -299,7 +246,7 @@ func TestScanTornLastLine(t *testing.T) {
 
 	// The same through a file; the next scan from EndOffset picks the line up.
 	path := filepath.Join(t.TempDir(), "r.jsonl")
-	cut := lineOffset(t, data, 18) + 20 // inside the last agent_message of turn 1
+	cut := agenttest.LineOffset(t, data, 18) + 20 // inside the last agent_message of turn 1
 	if err := os.WriteFile(path, data[:cut], 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -307,8 +254,8 @@ func TestScanTornLastLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.EndOffset != lineOffset(t, data, 18) || first.Lines != 18 {
-		t.Fatalf("ScanFile(torn) = Lines %d EndOffset %d, want 18 and %d", first.Lines, first.EndOffset, lineOffset(t, data, 18))
+	if first.EndOffset != agenttest.LineOffset(t, data, 18) || first.Lines != 18 {
+		t.Fatalf("ScanFile(torn) = Lines %d EndOffset %d, want 18 and %d", first.Lines, first.EndOffset, agenttest.LineOffset(t, data, 18))
 	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
@@ -344,23 +291,11 @@ func TestScanFileLongLine(t *testing.T) {
 	}
 }
 
-func TestScanFileErrors(t *testing.T) {
-	if _, err := ScanFile(filepath.Join(t.TempDir(), "missing.jsonl"), 0); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: err = %v, want ErrNotExist", err)
+// TestScanContract: what the engine relies on from the scanner (agenttest.ScanContract).
+func TestScanContract(t *testing.T) {
+	data, err := os.ReadFile(rolloutFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := ScanFile(rolloutFile, 1<<40); !errors.Is(err, ErrOffsetPastEnd) {
-		t.Errorf("offset past end: err = %v, want ErrOffsetPastEnd", err)
-	}
-	if _, err := ScanFile(rolloutFile, -1); err == nil {
-		t.Error("negative offset: no error")
-	}
-	size := int64(len(readFile(t, rolloutFile)))
-	got, err := ScanFile(rolloutFile, size)
-	if err != nil || got.Lines != 0 || got.EndOffset != size || got.StartOffset != size {
-		t.Errorf("offset at EOF: %+v, %v; want an empty scan ending at %d", got, err, size)
-	}
-	via, err := Agent{}.ScanFile(rolloutFile, events.Transcript{Offset: lineOffset(t, readFile(t, rolloutFile), 33), Lines: 33})
-	if err != nil || via.Lines != rolloutLines-33 {
-		t.Errorf("Agent.ScanFile from line 33: Lines %d, %v", via.Lines, err)
-	}
+	agenttest.ScanContract(t, Agent{}, data)
 }

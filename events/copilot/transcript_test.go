@@ -1,9 +1,7 @@
 package copilot
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agent/agenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -45,39 +44,6 @@ func readEvents(t *testing.T) []byte {
 	return data
 }
 
-// lineOffset returns the byte offset at which line n (0-based) of data starts.
-func lineOffset(t *testing.T, data []byte, n int) int64 {
-	t.Helper()
-	off := 0
-	for range n {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			t.Fatalf("data has fewer than %d lines", n)
-		}
-		off += i + 1
-	}
-	return int64(off)
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
-
 func TestScanGolden(t *testing.T) {
 	data := readEvents(t)
 	got := ScanBytes(data)
@@ -85,7 +51,7 @@ func TestScanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "events.scan.json", append(js, '\n'))
+	agenttest.Golden(t, "events.scan.json", append(js, '\n'), *update)
 
 	// Hand-derived from the fixture, independent of the golden file.
 	want := agent.Scan{
@@ -115,7 +81,7 @@ func TestScanGolden(t *testing.T) {
 
 func TestScanUsageBeforeShutdown(t *testing.T) {
 	data := readEvents(t)
-	got := ScanBytes(data[:lineOffset(t, data, shutdownLine)])
+	got := ScanBytes(data[:agenttest.LineOffset(t, data, shutdownLine)])
 	if diff := cmp.Diff(perMessage, got.Usage); diff != "" {
 		t.Errorf("usage without session.shutdown (-want +got):\n%s", diff)
 	}
@@ -123,11 +89,11 @@ func TestScanUsageBeforeShutdown(t *testing.T) {
 		t.Errorf("per-message rows: %v", got.Calls)
 	}
 	// Turn 2 alone: m-6 and m-7.
-	turn2, err := ScanFile(eventsFile, lineOffset(t, data, 14))
+	turn2, err := ScanFile(eventsFile, agenttest.LineOffset(t, data, 14))
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn2Before := ScanBytes(data[lineOffset(t, data, 14):lineOffset(t, data, shutdownLine)])
+	turn2Before := ScanBytes(data[agenttest.LineOffset(t, data, 14):agenttest.LineOffset(t, data, shutdownLine)])
 	if want := (events.TokenUsage{OutputTokens: 125, APICallCount: 2}); turn2Before.Usage != want {
 		t.Errorf("turn 2 usage before shutdown = %+v, want %+v", turn2Before.Usage, want)
 	}
@@ -164,30 +130,14 @@ func TestScanUsageAfterShutdown(t *testing.T) {
 	}
 }
 
-func TestScanFileFromOffsetEqualsScanBytesOfTail(t *testing.T) {
-	data := readEvents(t)
-	for line := 0; line <= eventLines; line++ {
-		off := lineOffset(t, data, line)
-		got, err := ScanFile(eventsFile, off)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ScanBytes(data[off:])
-		want.StartOffset, want.EndOffset = off, off+want.EndOffset
-		if diff := cmp.Diff(want, got, scanOpts); diff != "" {
-			t.Errorf("ScanFile(offset of line %d) (-want +got):\n%s", line, diff)
-		}
-	}
-}
-
 func TestSplitScanEqualsOneScan(t *testing.T) {
 	data := readEvents(t)
 	full := ScanBytes(data)
 	// Without the shutdown line, usage merges exactly too.
-	beforeShutdown := data[:lineOffset(t, data, shutdownLine)]
+	beforeShutdown := data[:agenttest.LineOffset(t, data, shutdownLine)]
 	fullBefore := ScanBytes(beforeShutdown)
 	for line := 0; line <= eventLines; line++ {
-		off := lineOffset(t, data, line)
+		off := agenttest.LineOffset(t, data, line)
 		rest, err := ScanFile(eventsFile, off)
 		if err != nil {
 			t.Fatal(err)
@@ -204,7 +154,7 @@ func TestSplitScanEqualsOneScan(t *testing.T) {
 		}
 	}
 	// The documented limit: a split before the shutdown counts the first part's output twice.
-	off := lineOffset(t, data, 14)
+	off := agenttest.LineOffset(t, data, 14)
 	merged := ScanBytes(data[:off]).Merge(ScanBytes(data[off:]))
 	if want := shutdownTotals.Add(events.TokenUsage{OutputTokens: 347, APICallCount: 5}); merged.Usage != want {
 		t.Errorf("merged usage across a shutdown = %+v, want %+v", merged.Usage, want)
@@ -213,7 +163,7 @@ func TestSplitScanEqualsOneScan(t *testing.T) {
 
 func TestScanTornLastLine(t *testing.T) {
 	data := readEvents(t)
-	last := lineOffset(t, data, eventLines-1)
+	last := agenttest.LineOffset(t, data, eventLines-1)
 	torn := data[:len(data)-20]
 	for name, in := range map[string][]byte{"torn": torn, "unterminated": data[:len(data)-1]} {
 		got := ScanBytes(in)
@@ -270,23 +220,6 @@ func TestScanFileLongLine(t *testing.T) {
 	}
 }
 
-func TestScanFileErrors(t *testing.T) {
-	if _, err := ScanFile(filepath.Join(t.TempDir(), "missing.jsonl"), 0); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: err = %v, want ErrNotExist", err)
-	}
-	if _, err := ScanFile(eventsFile, 1<<40); !errors.Is(err, ErrOffsetPastEnd) {
-		t.Errorf("offset past end: err = %v, want ErrOffsetPastEnd", err)
-	}
-	if _, err := ScanFile(eventsFile, -1); err == nil {
-		t.Error("negative offset: no error")
-	}
-	size := int64(len(readEvents(t)))
-	got, err := (Agent{}).ScanFile(eventsFile, events.Transcript{Offset: size})
-	if err != nil || got.Lines != 0 || got.EndOffset != size || got.StartOffset != size {
-		t.Errorf("offset at EOF: %+v, %v; want an empty scan at %d", got, err, size)
-	}
-}
-
 func TestDefaultTranscript(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -318,4 +251,13 @@ func TestAgentTable(t *testing.T) {
 	if got := a.ResumeCommand(sess); got != "copilot --resume "+sess {
 		t.Errorf("ResumeCommand = %q", got)
 	}
+}
+
+// TestScanContract: what the engine relies on from the scanner (agenttest.ScanContract).
+func TestScanContract(t *testing.T) {
+	data, err := os.ReadFile(eventsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agenttest.ScanContract(t, Agent{}, data)
 }

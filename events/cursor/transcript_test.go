@@ -1,9 +1,7 @@
 package cursor
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -13,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agent/agenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -36,39 +34,6 @@ func readSession(t *testing.T) []byte {
 	return data
 }
 
-// lineOffset returns the byte offset at which line n (0-based) of data starts.
-func lineOffset(t *testing.T, data []byte, n int) int64 {
-	t.Helper()
-	off := 0
-	for range n {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			t.Fatalf("data has fewer than %d lines", n)
-		}
-		off += i + 1
-	}
-	return int64(off)
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
-
 func TestScanGolden(t *testing.T) {
 	data := readSession(t)
 	got := ScanBytes(data)
@@ -76,7 +41,7 @@ func TestScanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "session.scan.json", append(js, '\n'))
+	agenttest.Golden(t, "session.scan.json", append(js, '\n'), *update)
 
 	// Hand-derived from the fixture, independent of the golden file.
 	want := agent.Scan{
@@ -111,7 +76,7 @@ func TestScanGolden(t *testing.T) {
 
 func TestScanSecondTurn(t *testing.T) {
 	data := readSession(t)
-	got, err := ScanFile(sessionFile, lineOffset(t, data, 6))
+	got, err := ScanFile(sessionFile, agenttest.LineOffset(t, data, 6))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,27 +89,11 @@ func TestScanSecondTurn(t *testing.T) {
 	}
 }
 
-func TestScanFileFromOffsetEqualsScanBytesOfTail(t *testing.T) {
-	data := readSession(t)
-	for line := 0; line <= sessionLines; line++ {
-		off := lineOffset(t, data, line)
-		got, err := ScanFile(sessionFile, off)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ScanBytes(data[off:])
-		want.StartOffset, want.EndOffset = off, off+want.EndOffset
-		if diff := cmp.Diff(want, got, scanOpts); diff != "" {
-			t.Errorf("ScanFile(offset of line %d) (-want +got):\n%s", line, diff)
-		}
-	}
-}
-
 func TestSplitScanEqualsOneScan(t *testing.T) {
 	data := readSession(t)
 	full := ScanBytes(data)
 	for line := 0; line <= sessionLines; line++ {
-		off := lineOffset(t, data, line)
+		off := agenttest.LineOffset(t, data, line)
 		first := ScanBytes(data[:off])
 		rest, err := ScanFile(sessionFile, off)
 		if err != nil {
@@ -159,7 +108,7 @@ func TestSplitScanEqualsOneScan(t *testing.T) {
 
 func TestScanTornLastLine(t *testing.T) {
 	data := readSession(t)
-	last := lineOffset(t, data, sessionLines-1)
+	last := agenttest.LineOffset(t, data, sessionLines-1)
 	torn := data[:len(data)-12]
 	for name, in := range map[string][]byte{"torn": torn, "unterminated": data[:len(data)-1]} {
 		got := ScanBytes(in)
@@ -210,23 +159,6 @@ func TestScanFileLongLine(t *testing.T) {
 	}
 	if got.Lines != 2 || len(got.Prompts) != 1 || got.Prompts[0] != "after the big line" || len(got.ModifiedFiles) != 1 {
 		t.Errorf("got Lines=%d Prompts=%q Files=%q", got.Lines, got.Prompts, got.ModifiedFiles)
-	}
-}
-
-func TestScanFileErrors(t *testing.T) {
-	if _, err := ScanFile(filepath.Join(t.TempDir(), "missing.jsonl"), 0); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: err = %v, want ErrNotExist", err)
-	}
-	if _, err := ScanFile(sessionFile, 1<<40); !errors.Is(err, ErrOffsetPastEnd) {
-		t.Errorf("offset past end: err = %v, want ErrOffsetPastEnd", err)
-	}
-	if _, err := ScanFile(sessionFile, -1); err == nil {
-		t.Error("negative offset: no error")
-	}
-	size := int64(len(readSession(t)))
-	got, err := (Agent{}).ScanFile(sessionFile, events.Transcript{Offset: size})
-	if err != nil || got.Lines != 0 || got.EndOffset != size || got.StartOffset != size {
-		t.Errorf("offset at EOF: %+v, %v; want an empty scan at %d", got, err, size)
 	}
 }
 
@@ -286,4 +218,13 @@ func TestAgentTable(t *testing.T) {
 	if got := a.ResumeCommand(conv); got != "cursor-agent --resume "+conv {
 		t.Errorf("ResumeCommand = %q", got)
 	}
+}
+
+// TestScanContract: what the engine relies on from the scanner (agenttest.ScanContract).
+func TestScanContract(t *testing.T) {
+	data, err := os.ReadFile(sessionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agenttest.ScanContract(t, Agent{}, data)
 }

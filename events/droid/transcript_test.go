@@ -1,9 +1,7 @@
 package droid
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agent/agenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -37,39 +36,6 @@ func readSession(t *testing.T) []byte {
 	return data
 }
 
-// lineOffset returns the byte offset at which line n (0-based) of data starts.
-func lineOffset(t *testing.T, data []byte, n int) int64 {
-	t.Helper()
-	off := 0
-	for range n {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			t.Fatalf("data has fewer than %d lines", n)
-		}
-		off += i + 1
-	}
-	return int64(off)
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
-
 func TestScanGolden(t *testing.T) {
 	data := readSession(t)
 	got := ScanBytes(data)
@@ -77,7 +43,7 @@ func TestScanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "session.scan.json", append(js, '\n'))
+	agenttest.Golden(t, "session.scan.json", append(js, '\n'), *update)
 
 	// The golden file is reviewed once; these hand-derived facts keep it honest.
 	want := agent.Scan{
@@ -125,7 +91,7 @@ func TestScanGolden(t *testing.T) {
 
 func TestScanSecondTurn(t *testing.T) {
 	data := readSession(t)
-	got, err := ScanFile(sessionFile, lineOffset(t, data, 10))
+	got, err := ScanFile(sessionFile, agenttest.LineOffset(t, data, 10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,37 +108,18 @@ func TestScanSecondTurn(t *testing.T) {
 	}
 }
 
-func TestScanFileFromOffsetEqualsScanBytesOfTail(t *testing.T) {
-	data := readSession(t)
-	for _, line := range []int{0, 1, 5, 10, sessionLines} {
-		off := lineOffset(t, data, line)
-		got, err := ScanFile(sessionFile, off)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ScanBytes(data[off:])
-		want.StartOffset, want.EndOffset = off, off+want.EndOffset
-		if diff := cmp.Diff(want, got, scanOpts); diff != "" {
-			t.Errorf("ScanFile(offset of line %d) mismatch (-want +got):\n%s", line, diff)
-		}
-		if got.Lines != sessionLines-line {
-			t.Errorf("ScanFile(offset of line %d).Lines = %d, want %d", line, got.Lines, sessionLines-line)
-		}
-	}
-}
-
 func TestMerge(t *testing.T) {
 	data := readSession(t)
 	full := ScanBytes(data)
 	// Every split point, including the one inside msg_01B (lines 4 and 5).
 	for line := 0; line <= sessionLines; line++ {
-		off := lineOffset(t, data, line)
+		off := agenttest.LineOffset(t, data, line)
 		merged := ScanBytes(data[:off]).Merge(ScanBytes(data[off:]))
 		if diff := cmp.Diff(full, merged, scanOpts); diff != "" {
 			t.Errorf("split at line %d (-full +merged):\n%s", line, diff)
 		}
 	}
-	off := lineOffset(t, data, 5)
+	off := agenttest.LineOffset(t, data, 5)
 	rest, err := ScanFile(sessionFile, off)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +172,7 @@ func TestScanLineShapes(t *testing.T) {
 
 func TestScanTornLastLine(t *testing.T) {
 	data := readSession(t)
-	last := lineOffset(t, data, sessionLines-1)
+	last := agenttest.LineOffset(t, data, sessionLines-1)
 	got := ScanBytes(data[:len(data)-10])
 	if got.Lines != sessionLines-1 || got.EndOffset != last || got.LastUUID == "m19-4a1b" {
 		t.Errorf("torn scan: Lines=%d EndOffset=%d LastUUID=%q, want %d, %d and not the last line's", got.Lines, got.EndOffset, got.LastUUID, sessionLines-1, last)
@@ -279,23 +226,6 @@ func TestScanFileLongLine(t *testing.T) {
 	}
 }
 
-func TestScanFileErrors(t *testing.T) {
-	if _, err := ScanFile(filepath.Join(t.TempDir(), "missing.jsonl"), 0); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: err = %v, want ErrNotExist", err)
-	}
-	if _, err := ScanFile(sessionFile, 1<<40); !errors.Is(err, ErrOffsetPastEnd) {
-		t.Errorf("offset past end: err = %v, want ErrOffsetPastEnd", err)
-	}
-	if _, err := ScanFile(sessionFile, -1); err == nil {
-		t.Error("negative offset: no error")
-	}
-	size := int64(len(readSession(t)))
-	got, err := Agent{}.ScanFile(sessionFile, events.Transcript{Offset: size, Lines: sessionLines})
-	if err != nil || got.Lines != 0 || got.EndOffset != size {
-		t.Errorf("offset at EOF: %+v, %v; want an empty scan ending at %d", got, err, size)
-	}
-}
-
 func TestStripReminders(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"plain", "plain"},
@@ -311,4 +241,13 @@ func TestStripReminders(t *testing.T) {
 			t.Errorf("stripReminders(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// TestScanContract: what the engine relies on from the scanner (agenttest.ScanContract).
+func TestScanContract(t *testing.T) {
+	data, err := os.ReadFile(sessionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agenttest.ScanContract(t, Agent{}, data)
 }

@@ -1,9 +1,7 @@
 package opencode
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agent/agenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -36,39 +35,6 @@ func readSession(t testing.TB) []byte {
 	return data
 }
 
-// lineOffset returns the byte offset at which line n (0-based) of data starts.
-func lineOffset(t *testing.T, data []byte, n int) int64 {
-	t.Helper()
-	off := 0
-	for range n {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			t.Fatalf("data has fewer than %d lines", n)
-		}
-		off += i + 1
-	}
-	return int64(off)
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
-
 func TestScanGolden(t *testing.T) {
 	data := readSession(t)
 	got := ScanBytes(data)
@@ -76,7 +42,7 @@ func TestScanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "session.scan.json", append(js, '\n'))
+	agenttest.Golden(t, "session.scan.json", append(js, '\n'), *update)
 
 	// Facts derived by hand from the fixture, independent of the golden file.
 	want := agent.Scan{
@@ -124,7 +90,7 @@ func TestScanGolden(t *testing.T) {
 func TestScanFileEqualsScanBytes(t *testing.T) {
 	data := readSession(t)
 	for line := 0; line <= sessionLines; line++ {
-		off := lineOffset(t, data, line)
+		off := agenttest.LineOffset(t, data, line)
 		got, err := ScanFile(sessionFile, off)
 		if err != nil {
 			t.Fatal(err)
@@ -145,7 +111,7 @@ func TestSplitScanEqualsWholeScan(t *testing.T) {
 	data := readSession(t)
 	whole := ScanBytes(data)
 	for line := 0; line <= sessionLines; line++ {
-		off := lineOffset(t, data, line)
+		off := agenttest.LineOffset(t, data, line)
 		first := ScanBytes(data[:off])
 		rest, err := ScanFile(sessionFile, off)
 		if err != nil {
@@ -162,7 +128,7 @@ func TestSplitScanEqualsWholeScan(t *testing.T) {
 
 func TestScanSecondTurn(t *testing.T) {
 	data := readSession(t)
-	got, err := ScanFile(sessionFile, lineOffset(t, data, 4))
+	got, err := ScanFile(sessionFile, agenttest.LineOffset(t, data, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +150,7 @@ func TestScanSecondTurn(t *testing.T) {
 
 func TestScanTornLastLine(t *testing.T) {
 	data := readSession(t)
-	last := lineOffset(t, data, sessionLines-1)
+	last := agenttest.LineOffset(t, data, sessionLines-1)
 	torn := data[:len(data)-40] // the last message without its end and its '\n'
 	path := filepath.Join(t.TempDir(), "torn.jsonl")
 	if err := os.WriteFile(path, torn, 0o600); err != nil {
@@ -215,27 +181,9 @@ func TestScanTornLastLine(t *testing.T) {
 
 func TestScanLastAssistantJoinsParts(t *testing.T) {
 	data := readSession(t)
-	got := ScanBytes(data[:lineOffset(t, data, 7)])
+	got := ScanBytes(data[:agenttest.LineOffset(t, data, 7)])
 	if want := "Updated README.md and added scripts/deploy.sh.\n\nI did not store the key anywhere else."; got.LastAssistant != want {
 		t.Errorf("LastAssistant = %q, want %q", got.LastAssistant, want)
-	}
-}
-
-func TestScanFileErrors(t *testing.T) {
-	data := readSession(t)
-	_, err := ScanFile(sessionFile, int64(len(data))+1)
-	if !errors.Is(err, ErrOffsetPastEnd) {
-		t.Errorf("offset past the end: error %v, want ErrOffsetPastEnd", err)
-	}
-	if _, err := ScanFile(sessionFile, -1); err == nil || errors.Is(err, ErrOffsetPastEnd) {
-		t.Errorf("negative offset: error %v, want a plain error", err)
-	}
-	if _, err := ScanFile(filepath.Join(t.TempDir(), "missing.jsonl"), 0); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: error %v, want ErrNotExist", err)
-	}
-	at, err := ScanFile(sessionFile, int64(len(data)))
-	if err != nil || at.Lines != 0 || at.EndOffset != int64(len(data)) {
-		t.Errorf("offset at the end: %+v, %v; want an empty scan ending there", at, err)
 	}
 }
 
@@ -250,7 +198,7 @@ func TestScanFileLongLine(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ScanFile(path, lineOffset(t, data, sessionLines))
+	got, err := ScanFile(path, agenttest.LineOffset(t, data, sessionLines))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,4 +233,13 @@ func TestScanOddLines(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(agent.Scan{}, "Calls"), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("ScanBytes(odd lines) mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// TestScanContract: what the engine relies on from the scanner (agenttest.ScanContract).
+func TestScanContract(t *testing.T) {
+	data, err := os.ReadFile(sessionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agenttest.ScanContract(t, Agent{}, data)
 }
