@@ -1,0 +1,49 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+// pushCmd previews what `git push` would send of the record: the record itself leaves the
+// machine only through the pre-push hook, alongside the user's own push.
+type pushCmd struct {
+	DryRun bool   `help:"List what the next push would send of entire/checkpoints/v1: sessions, first prompt lines, sizes, redacted values." name:"dry-run"`
+	Remote string `arg:"" optional:"" default:"origin" help:"The remote (default origin)."`
+}
+
+func (c *pushCmd) Run(e *env) error {
+	if !c.DryRun {
+		return errors.New("entire push only previews (--dry-run): the record is pushed by `git push`, through the pre-push hook")
+	}
+	en, done, err := openEngine(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	out, err := en.Sharing().Outgoing(e.ctx, c.Remote)
+	if err != nil {
+		return err
+	}
+	if len(out.Checkpoints) == 0 {
+		fmt.Fprintf(e.stdout, "Nothing of the record would be pushed to %s.\n", c.Remote)
+		return nil
+	}
+	since := "which has none of the record yet"
+	if out.Since != "" {
+		since = "as of the last fetch of its " + short(out.Since, 7)
+	}
+	fmt.Fprintf(e.stdout, "The next push to %s (%s) would send %d checkpoints, %d bytes, with %d values redacted:\n",
+		c.Remote, since, len(out.Checkpoints), out.Bytes, out.Redactions)
+	for _, cp := range out.Checkpoints {
+		fmt.Fprintf(e.stdout, "  %s\n", cp.ID)
+		for _, s := range cp.Slots {
+			if s.Slot < 0 {
+				fmt.Fprintf(e.stdout, "    summary: %d bytes\n", s.Bytes)
+				continue
+			}
+			fmt.Fprintf(e.stdout, "    session %s (%s): %d bytes, %d redacted; %q\n", s.SessionID, s.Agent, s.Bytes, s.Redactions, truncate(s.Prompt, 60))
+		}
+	}
+	return nil
+}
