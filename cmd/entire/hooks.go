@@ -271,7 +271,11 @@ func (h *hookRun) git(verb string, args []string) error {
 		if len(args) == 0 {
 			return errors.New("pre-push: missing remote")
 		}
-		return en.Sharing().PrePush(ctx, args[0], h.settings.PushSessions())
+		push := h.settings.PushSessions()
+		if push && h.settings.ConfirmPush() {
+			push = h.confirmPush(en, args[0])
+		}
+		return en.Sharing().PrePush(ctx, args[0], push)
 	}
 	return fmt.Errorf("unknown git hook %q", verb)
 }
@@ -287,4 +291,21 @@ func hookType(k agent.Kind) string {
 		return "subagent"
 	}
 	return "tool"
+}
+
+// confirmPush shows on stderr what the push would send of the record (strategy_options
+// .confirm_push) and, on a terminal, asks first; without one the record goes, as announced.
+func (h *hookRun) confirmPush(en *engine.Engine, remote string) bool {
+	out, err := en.Sharing().Outgoing(h.e.ctx, remote)
+	if err != nil || len(out.Checkpoints) == 0 {
+		return true
+	}
+	printOutgoing(h.e.stderr, out)
+	term := newTerminal()
+	if term.Available() && !term.Confirm(nil, "Push these session logs to "+remote+"? [Y/n] ", true) {
+		fmt.Fprintln(h.e.stderr, "[entire] Not pushing session logs (declined); your push goes on.")
+		h.log.Info("push of session logs declined", "remote", remote)
+		return false
+	}
+	return true
 }

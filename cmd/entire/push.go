@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+
+	"github.com/entirerec/entire/engine/sharing"
 )
 
 // pushCmd previews what `git push` would send of the record: the record itself leaves the
@@ -25,25 +28,30 @@ func (c *pushCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	printOutgoing(e.stdout, out)
+	return nil
+}
+
+// printOutgoing describes what a push would send of the record.
+func printOutgoing(w io.Writer, out sharing.Outgoing) {
 	if len(out.Checkpoints) == 0 {
-		fmt.Fprintf(e.stdout, "Nothing of the record would be pushed to %s.\n", c.Remote)
-		return nil
+		fmt.Fprintf(w, "Nothing of the record would be pushed to %s.\n", out.Remote)
+		return
 	}
 	since := "which has none of the record yet"
 	if out.Since != "" {
 		since = "as of the last fetch of its " + short(out.Since, 7)
 	}
-	fmt.Fprintf(e.stdout, "The next push to %s (%s) would send %d checkpoints, %d bytes, with %d values redacted:\n",
-		c.Remote, since, len(out.Checkpoints), out.Bytes, out.Redactions)
+	fmt.Fprintf(w, "The next push to %s (%s) would send %d checkpoints, %d bytes, with %d values redacted:\n",
+		out.Remote, since, len(out.Checkpoints), out.Bytes, out.Redactions)
 	for _, cp := range out.Checkpoints {
-		fmt.Fprintf(e.stdout, "  %s\n", cp.ID)
+		fmt.Fprintf(w, "  %s\n", cp.ID)
 		for _, s := range cp.Slots {
 			if s.Slot < 0 {
-				fmt.Fprintf(e.stdout, "    summary: %d bytes\n", s.Bytes)
+				fmt.Fprintf(w, "    summary: %d bytes\n", s.Bytes)
 				continue
 			}
-			fmt.Fprintf(e.stdout, "    session %s (%s): %d bytes, %d redacted; %q\n", s.SessionID, s.Agent, s.Bytes, s.Redactions, truncate(s.Prompt, 60))
+			fmt.Fprintf(w, "    session %s (%s): %d bytes, %d redacted; %q\n", s.SessionID, s.Agent, s.Bytes, s.Redactions, truncate(s.Prompt, 60))
 		}
 	}
-	return nil
 }

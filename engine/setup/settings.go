@@ -45,6 +45,7 @@ func CheckStrategy(name string) error {
 const (
 	optPushSessions        = "push_sessions"
 	optMultiSessionWarning = "enable_multisession_warning"
+	optConfirmPush         = "confirm_push"
 )
 
 // Settings is the effective settings (§7.1). Only the six known top-level keys exist in files.
@@ -197,4 +198,11 @@ func WriteSettings(path string, s Settings) error {
 		return fmt.Errorf("write settings: %w", err)
 	}
 	return nil
+}
+
+// ConfirmPush reports whether strategy_options.confirm_push is true: the pre-push hook then
+// shows what of the record the push sends, and on a terminal asks first.
+func (s Settings) ConfirmPush() bool {
+	v, ok := s.StrategyOptions[optConfirmPush].(bool)
+	return ok && v
 }
