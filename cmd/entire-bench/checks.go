@@ -133,6 +133,10 @@ func sections(h *harness) []section {
 		add(&sec, tb, f(stStop20MB), f(stStop(10)), target{maxRatio: 1.2})
 		add(&sec, tb, f(stCommit20MB), f(stCommit(10)), target{maxRatio: 1.2})
 		add(&sec, tb, f(stStop20MB), f(stHash20MB), target{})
+		add(&sec, tb, f(stFirstSight), f(stHash20MB), target{maxRatio: 6})
+		add(&sec, tb, f(stFirstPrompt), f(stHash20MB), target{})
+		add(&sec, tb, f(stFirstStop), f(stHash20MB), target{})
+		add(&sec, tb, f(stFirstCommit), f(stHash20MB), target{})
 		add(&sec, tb, f(stEnd), f(stRevParse), target{})
 		out = append(out, sec)
 	}

@@ -23,6 +23,12 @@ const (
 	stStopAfterMid = "Stop after that mid-turn commit, K=10"
 	stCommitPerson = "commit by a person (-m, TTY=1), K=10"
 	stHash20MB     = "git hash-object -w of the 20 MB transcript"
+	// The first hooks that see a session whose transcript is already 20 MB (a resumed one):
+	// its first prompt, Stop and commit, each timed, and their sum per session.
+	stFirstPrompt = "first sight of a 20 MB transcript: user-prompt-submit"
+	stFirstStop   = "first sight of a 20 MB transcript: Stop, K=10"
+	stFirstCommit = "first sight of a 20 MB transcript: commit, K=10"
+	stFirstSight  = "first sight of a 20 MB transcript: prompt + Stop + commit, K=10"
 )
 
 func stBareCommit(k int) string { return fmt.Sprintf("git commit (no hooks), K=%d", k) }
@@ -111,6 +117,11 @@ func (h *harness) runSize(p plan) error {
 	}
 	for _, spec := range specs {
 		if err := h.runTurns(p, hooked, bare, spec); err != nil {
+			return err
+		}
+	}
+	if p.big {
+		if err := h.runFirstSight(p, hooked, min(p.reps, 3)); err != nil {
 			return err
 		}
 	}
@@ -256,4 +267,49 @@ func (h *harness) floorRep(table string, r *repo, k int, rec bool) error {
 		return err
 	}
 	return h.commit(h.pick(table, stBareCommit(k), rec), r.dir, paths, fmt.Sprintf("Update %d files", k))
+}
+
+// runFirstSight times, for fresh sessions whose transcript already holds 20 MB of earlier
+// conversation before the first hook (a resumed session), the first prompt, Stop and commit:
+// the hooks that must scan, redact and store the old part once.
+func (h *harness) runFirstSight(p plan, hooked *repo, reps int) error {
+	h.progress("%s: first sight of a 20 MB transcript (%d reps)", p.label, reps)
+	total := h.res.get(p.label, stFirstSight)
+	for t := 0; t <= reps; t++ {
+		rec := t > 0
+		ss := h.newSession(hooked)
+		ss.t.filler(fillerSize)
+		prompt, stop, commit := h.pick(p.label, stFirstPrompt, rec), h.pick(p.label, stFirstStop, rec), h.pick(p.label, stFirstCommit, rec)
+		if err := ss.prompt(prompt, "Continue: please update 10 files."); err != nil {
+			return err
+		}
+		cs, err := hooked.edit(10)
+		if err != nil {
+			return err
+		}
+		if err := ss.work(cs); err != nil {
+			return err
+		}
+		if err := ss.stop(stop, "Updated 10 files."); err != nil {
+			return err
+		}
+		if err := h.commit(commit, hooked.dir, rels(cs), fmt.Sprintf("First sight %d", t)); err != nil {
+			return err
+		}
+		if rec {
+			total.Samples = append(total.Samples, last(prompt)+last(stop)+last(commit))
+		}
+		if err := ss.end(nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// last is a series' latest sample.
+func last(s *series) float64 {
+	if s == nil || len(s.Samples) == 0 {
+		return 0
+	}
+	return s.Samples[len(s.Samples)-1]
 }
