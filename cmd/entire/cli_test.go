@@ -55,7 +55,7 @@ func TestCommandLineRefusals(t *testing.T) {
 		{"explain --raw-transcript", "--raw-transcript requires --checkpoint/-c flag"},
 		{"enable --strategy sideways", "unknown strategy: sideways (use manual-commit or auto-commit)"},
 		{"enable --agent vim", `Unknown agent "vim". Available agents:`},
-		{"enable --local --project", "--local or --project"},
+		{"enable --local --project", "cannot specify both --project and --local"},
 		{"rewind --no-such-flag", "Invalid usage: unknown flag --no-such-flag"},
 	} {
 		var out, errb bytes.Buffer
@@ -66,5 +66,16 @@ func TestCommandLineRefusals(t *testing.T) {
 	}
 	if st := gittest.Git(t, repo.TopLevel, "status", "--porcelain", "--ignored"); st != "" {
 		t.Errorf("refused commands left files behind:\n%s", st)
+	}
+	// Outside a repository, in the reference's words.
+	t.Chdir(t.TempDir())
+	for line, want := range map[string]string{
+		"enable":              "Not a git repository. Please run 'entire enable' from within a git repository.",
+		"disable --uninstall": "Not a git repository. Nothing to uninstall.",
+	} {
+		var out, errb bytes.Buffer
+		if code := run(strings.Fields(line), strings.NewReader(""), &out, &errb); code != 1 || strings.TrimSpace(errb.String()) != want {
+			t.Errorf("entire %s outside a repository: exit %d, stderr %q; want 1 and %q", line, code, errb.String(), want)
+		}
 	}
 }

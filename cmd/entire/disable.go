@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -18,6 +19,10 @@ type disableCmd struct {
 
 func (c *disableCmd) Run(e *env) error {
 	repo, err := openRepo(e)
+	if errors.Is(err, errNotRepository) && c.Uninstall {
+		fmt.Fprintln(e.stderr, "Not a git repository. Nothing to uninstall.")
+		return &exitError{code: 1}
+	}
 	if err != nil {
 		return err
 	}

@@ -29,10 +29,14 @@ type enableCmd struct {
 func openRepo(e *env) (*gitexec.Repo, error) {
 	repo, err := gitexec.Open(e.ctx, e.cwd)
 	if errors.Is(err, gitexec.ErrNotRepository) {
-		return nil, &exitError{code: 1, err: errors.New("not a git repository")}
+		return nil, errNotRepository
 	}
 	return repo, err
 }
+
+// errNotRepository is openRepo's error outside a repository; commands with the reference's own
+// wording for it check for it.
+var errNotRepository = &exitError{code: 1, err: errors.New("not a git repository")}
 
 func setupPaths(e *env, repo *gitexec.Repo) (setup.Paths, error) {
 	hooks, err := repo.GitPath(e.ctx, "hooks")
@@ -44,6 +48,10 @@ func setupPaths(e *env, repo *gitexec.Repo) (setup.Paths, error) {
 
 func (c *enableCmd) Run(e *env) error {
 	repo, err := openRepo(e)
+	if errors.Is(err, errNotRepository) {
+		fmt.Fprintln(e.stderr, "Not a git repository. Please run 'entire enable' from within a git repository.")
+		return &exitError{code: 1}
+	}
 	if err != nil {
 		return err
 	}

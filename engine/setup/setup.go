@@ -94,7 +94,7 @@ func Enable(p Paths, opt EnableOptions) (Report, error) {
 		}
 	}
 	if opt.Local && opt.Project {
-		return r, errors.New("choose either --local or --project, not both")
+		return r, errors.New("cannot specify both --project and --local")
 	}
 	effective, err := LoadSettings(p.TopLevel)
 	if err != nil {
