@@ -110,10 +110,15 @@ func Enable(p Paths, opt EnableOptions) (Report, error) {
 		if err != nil {
 			return r, fmt.Errorf("install %s hooks: %w", a.Type(), err)
 		}
+		// The reference's words.
+		desc := a.Type()
+		if d, ok := a.(agent.Describer); ok {
+			desc = d.Description()
+		}
 		if added > 0 {
-			r.add(fmt.Sprintf("Installed %d %s hooks in %s", added, a.Type(), a.ConfigFile()))
+			r.add(fmt.Sprintf("Installed %d hooks for %s", added, desc))
 		} else {
-			r.add(a.Type() + " hooks already installed")
+			r.add("Hooks for " + desc + " already installed")
 		}
 	}
 	if err := EnsureGitignore(p.TopLevel); err != nil {

@@ -46,7 +46,7 @@ func TestEnableFreshRepository(t *testing.T) {
 	}
 	wantLines := []string{
 		"Agent: Claude Code",
-		"Installed 10 Claude Code hooks in .claude/settings.json",
+		"Installed 10 hooks for Claude Code - Anthropic's CLI coding assistant",
 		"Backed up existing prepare-commit-msg hook to prepare-commit-msg.pre-entire",
 		"Installed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push",
 		"✓ Hooks installed",
@@ -93,7 +93,7 @@ func TestEnableFreshRepository(t *testing.T) {
 	if diff := cmp.Diff(files, snapshot(t, p.TopLevel)); diff != "" {
 		t.Errorf("second Enable changed files (-first +second):\n%s", diff)
 	}
-	if r.Lines[1] != "Claude Code hooks already installed" {
+	if r.Lines[1] != "Hooks for Claude Code - Anthropic's CLI coding assistant already installed" {
 		t.Errorf("second report = %q", r.Lines)
 	}
 }
@@ -242,7 +242,7 @@ func TestEnableAddsAgentHooksToHandEditedSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Lines[1] != "Installed 3 Claude Code hooks in .claude/settings.json" {
+	if r.Lines[1] != "Installed 3 hooks for Claude Code - Anthropic's CLI coding assistant" {
 		t.Errorf("first report = %q", r.Lines)
 	}
 	first := readFile(t, claudePath(p.TopLevel))
@@ -267,7 +267,7 @@ func TestEnableAddsAgentHooksToHandEditedSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Lines[1] != "Claude Code hooks already installed" {
+	if r.Lines[1] != "Hooks for Claude Code - Anthropic's CLI coding assistant already installed" {
 		t.Errorf("second report = %q", r.Lines)
 	}
 	if diff := cmp.Diff(files, snapshot(t, p.TopLevel)); diff != "" {

@@ -111,6 +111,12 @@ type Agent interface {
 	ResumeCommand(sessionID string) string
 }
 
+// Describer is implemented by agents the reference names with a description in its enable
+// output ("Claude Code - Anthropic's CLI coding assistant"); the others are named by Type.
+type Describer interface {
+	Description() string
+}
+
 // TurnEndUnreliable is implemented by agents whose turn-end hook may not fire: the recorder
 // closes a turn left open from the transcript at the next turn start or session end.
 type TurnEndUnreliable interface {

@@ -122,6 +122,9 @@ func (Agent) Install(repoRoot string, force bool) (int, error) { return installH
 func (Agent) Uninstall(repoRoot string) (int, error)           { return uninstallHooks(repoRoot) }
 func (Agent) Installed(repoRoot string) bool                   { return hooksInstalled(repoRoot) }
 
+// Description is the reference's name for the agent in `entire enable` output.
+func (Agent) Description() string { return "Claude Code - Anthropic's CLI coding assistant" }
+
 // ResumeCommand resumes a session in Claude Code.
 func (Agent) ResumeCommand(sessionID string) string { return "claude -r " + sessionID }
 

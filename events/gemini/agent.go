@@ -118,4 +118,8 @@ func (Agent) Uninstall(repoRoot string) (int, error) { return uninstallHooks(rep
 func (Agent) Installed(repoRoot string) bool { return hooksInstalled(repoRoot) }
 
 // ResumeCommand resumes a session in Gemini CLI.
+// Description is the reference's name for the agent in `entire enable` output; its lines there
+// end in " (Preview)".
+func (Agent) Description() string { return "Gemini CLI - Google's AI coding assistant (Preview)" }
+
 func (Agent) ResumeCommand(sessionID string) string { return "gemini --resume " + sessionID }
