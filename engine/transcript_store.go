@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -150,13 +152,10 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 	if reused > 0 {
 		start = ends[reused-1]
 	}
+	reds := transformChunks(data, base, start, ends[reused:], transform)
 	for i := reused; i < len(ends); i++ {
-		raw := data[start-int(base) : ends[i]-int(base)]
 		last := i == len(ends)-1
-		if !last {
-			raw = raw[:len(raw)-1] // a closed chunk drops its final newline; the reader re-adds it
-		}
-		red := transform(raw)
+		red := reds[i-reused]
 		h.Write(red)
 		if !last {
 			h.Write([]byte{'\n'})
@@ -170,7 +169,6 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 			}
 		}
 		out.cache = append(out.cache, ref)
-		start = ends[i]
 	}
 	if len(contents) > 0 {
 		oids, err := en.Repo.HashBlobs(ctx, contents)
@@ -263,4 +261,43 @@ func (en *Engine) storeDocument(ctx context.Context, data []byte, target int, tr
 	sum := sha256.Sum256(transform(data)) // the whole redacted transcript, before chunking (§3.5)
 	out.hash = []byte("sha256:" + hex.EncodeToString(sum[:]))
 	return out, nil
+}
+
+// transformChunks transforms (redacts) the chunks ending at ends, the first starting at start,
+// of data (which begins at offset base) on every core: chunks are independent, and redacting a
+// long transcript's new part is the slow step of its first condensation. A closed chunk drops
+// its final newline (the reader re-adds it); the last keeps its bytes as they are.
+func transformChunks(data []byte, base int64, start int, ends []int, transform func([]byte) []byte) [][]byte {
+	out := make([][]byte, len(ends))
+	raws := make([][]byte, len(ends))
+	for i, end := range ends {
+		raw := data[start-int(base) : end-int(base)]
+		if i < len(ends)-1 {
+			raw = raw[:len(raw)-1]
+		}
+		raws[i] = raw
+		start = end
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(raws))
+	if workers <= 1 {
+		for i, raw := range raws {
+			out[i] = transform(raw)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				out[i] = transform(raws[i])
+			}
+		})
+	}
+	for i := range raws {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }

@@ -23,7 +23,7 @@ import (
 )
 
 // testRepo makes an empty repository with a hermetic environment and an engine on it.
-func testRepo(t *testing.T) *Engine {
+func testRepo(t testing.TB) *Engine {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("HOME", t.TempDir())
@@ -322,5 +322,18 @@ func TestStoreTranscriptDocumentSplitsMessages(t *testing.T) {
 	sum := sha256.Sum256(redact.JSONL(doc))
 	if want := "sha256:" + hex.EncodeToString(sum[:]); string(st.hash) != want {
 		t.Errorf("content hash %s, want %s", st.hash, want)
+	}
+}
+
+// BenchmarkStoreTranscriptFirstSight stores a 20 MB transcript with nothing cached, as the first
+// condensation of a resumed session does: redaction runs on every core, chunk by chunk.
+func BenchmarkStoreTranscriptFirstSight(b *testing.B) {
+	en := testRepo(b)
+	data := transcriptLines(0, 20<<10, 1000) // about 20 MB
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := en.storeTranscript(context.Background(), memSource(data), nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
