@@ -265,3 +265,41 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// AddFlatHook appends entry to hooks[event], a flat list of entries (the layout of Cursor's and
+// Copilot's hook files), unless an entry there satisfies has. A non-list value is an error.
+func AddFlatHook(hooks map[string]any, event string, entry map[string]any, has func(entry any) bool) (bool, error) {
+	list, err := Array(hooks, event)
+	if err != nil {
+		return false, fmt.Errorf("hooks: %w", err)
+	}
+	if slices.ContainsFunc(list, has) {
+		return false, nil
+	}
+	hooks[event] = append(list, entry)
+	return true, nil
+}
+
+// RemoveFlatHooks deletes every entry ours accepts from the flat lists of hooks, then the lists
+// this emptied, and returns how many entries went. Foreign entries and lists (and non-list
+// values) stay.
+func RemoveFlatHooks(hooks map[string]any, ours func(entry any) bool) int {
+	removed := 0
+	for event, v := range hooks {
+		list, ok := v.([]any)
+		if !ok {
+			continue
+		}
+		rest := slices.DeleteFunc(slices.Clone(list), ours)
+		if len(rest) == len(list) {
+			continue
+		}
+		removed += len(list) - len(rest)
+		if len(rest) == 0 {
+			delete(hooks, event)
+		} else {
+			hooks[event] = rest
+		}
+	}
+	return removed
+}

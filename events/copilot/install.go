@@ -52,56 +52,6 @@ func isOurs(entry any) bool {
 	return slices.ContainsFunc(shellCommands(entry), func(c string) bool { return strings.HasPrefix(c, entireCommandPrefix) })
 }
 
-// hasEntry reports whether a flat entry list holds an entry whose bash command is command.
-func hasEntry(list []any, command string) bool {
-	return slices.ContainsFunc(list, func(e any) bool {
-		m, _ := e.(map[string]any)
-		c, _ := m["bash"].(string)
-		return c == command
-	})
-}
-
-// addEntry appends Entire's entry for h to hooks[h.Event] unless an entry there runs it.
-func addEntry(hooks map[string]any, h copilotHook) (bool, error) {
-	list, err := agent.Array(hooks, h.Event)
-	if err != nil {
-		return false, fmt.Errorf("hooks: %w", err)
-	}
-	if hasEntry(list, h.Command) {
-		return false, nil
-	}
-	hooks[h.Event] = append(list, map[string]any{
-		"type":       "command",
-		"bash":       h.Command,
-		"powershell": h.Command,
-		"timeoutSec": json.Number(timeoutSec),
-	})
-	return true, nil
-}
-
-// removeEntries deletes Entire's entries from the flat lists of hooks, then the lists this
-// emptied. Foreign entries and lists (and non-list values) stay.
-func removeEntries(hooks map[string]any) int {
-	removed := 0
-	for event, v := range hooks {
-		list, ok := v.([]any)
-		if !ok {
-			continue
-		}
-		rest := slices.DeleteFunc(slices.Clone(list), isOurs)
-		if len(rest) == len(list) {
-			continue
-		}
-		removed += len(list) - len(rest)
-		if len(rest) == 0 {
-			delete(hooks, event)
-		} else {
-			hooks[event] = rest
-		}
-	}
-	return removed
-}
-
 // installHooks adds Entire's entries to .github/hooks/entire.json and returns how many it added.
 // With force, Entire's existing entries are removed first. A file of the wrong shape is an
 // error and is left as it is.
@@ -180,3 +130,25 @@ func hooksInstalled(repoRoot string) bool {
 	}
 	return false
 }
+
+// addEntry appends Entire's entry for h to hooks[h.Event] unless an entry there runs it (as its
+// bash command).
+func addEntry(hooks map[string]any, h copilotHook) (bool, error) {
+	entry := map[string]any{"type": "command", "bash": h.Command, "powershell": h.Command, "timeoutSec": json.Number(timeoutSec)}
+	return agent.AddFlatHook(hooks, h.Event, entry, runs(h.Command))
+}
+
+// runs matches an entry whose bash command is command.
+func runs(command string) func(entry any) bool {
+	return func(e any) bool {
+		m, _ := e.(map[string]any)
+		c, _ := m["bash"].(string)
+		return c == command
+	}
+}
+
+// hasEntry reports whether a flat entry list holds an entry whose bash command is command.
+func hasEntry(list []any, command string) bool { return slices.ContainsFunc(list, runs(command)) }
+
+// removeEntries deletes Entire's entries, then the lists this emptied.
+func removeEntries(hooks map[string]any) int { return agent.RemoveFlatHooks(hooks, isOurs) }

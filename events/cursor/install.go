@@ -34,47 +34,6 @@ func isEntireCommand(c string) bool { return strings.HasPrefix(c, entireCommandP
 
 func configPath(repoRoot string) string { return filepath.Join(repoRoot, ConfigFile) }
 
-// hasEntry reports whether a flat entry list holds an entry running command.
-func hasEntry(list []any, command string) bool {
-	return slices.ContainsFunc(list, func(e any) bool { return agent.CommandOf(e) == command })
-}
-
-// addEntry appends {"command": h.Command} to hooks[h.Event] unless an entry there runs it.
-func addEntry(hooks map[string]any, h cursorHook) (bool, error) {
-	list, err := agent.Array(hooks, h.Event)
-	if err != nil {
-		return false, fmt.Errorf("hooks: %w", err)
-	}
-	if hasEntry(list, h.Command) {
-		return false, nil
-	}
-	hooks[h.Event] = append(list, map[string]any{"command": h.Command})
-	return true, nil
-}
-
-// removeEntries deletes every entry whose command ours accepts from the flat lists of hooks,
-// then the lists this emptied. Foreign entries and lists (and non-list values) stay.
-func removeEntries(hooks map[string]any, ours func(command string) bool) int {
-	removed := 0
-	for event, v := range hooks {
-		list, ok := v.([]any)
-		if !ok {
-			continue
-		}
-		rest := slices.DeleteFunc(slices.Clone(list), func(e any) bool { return ours(agent.CommandOf(e)) })
-		if len(rest) == len(list) {
-			continue
-		}
-		removed += len(list) - len(rest)
-		if len(rest) == 0 {
-			delete(hooks, event)
-		} else {
-			hooks[event] = rest
-		}
-	}
-	return removed
-}
-
 // installHooks adds Entire's entries to .cursor/hooks.json and returns how many it added. With
 // force, Entire's existing entries are removed first. A file of the wrong shape is an error and
 // is left as it is.
@@ -149,4 +108,22 @@ func hooksInstalled(repoRoot string) bool {
 		}
 	}
 	return false
+}
+
+// addEntry appends {"command": h.Command} to hooks[h.Event] unless an entry there runs it.
+func addEntry(hooks map[string]any, h cursorHook) (bool, error) {
+	return agent.AddFlatHook(hooks, h.Event, map[string]any{"command": h.Command}, runs(h.Command))
+}
+
+// runs matches an entry running command.
+func runs(command string) func(entry any) bool {
+	return func(e any) bool { return agent.CommandOf(e) == command }
+}
+
+// hasEntry reports whether a flat entry list holds an entry running command.
+func hasEntry(list []any, command string) bool { return slices.ContainsFunc(list, runs(command)) }
+
+// removeEntries deletes every entry whose command ours accepts, then the lists this emptied.
+func removeEntries(hooks map[string]any, ours func(command string) bool) int {
+	return agent.RemoveFlatHooks(hooks, func(e any) bool { return ours(agent.CommandOf(e)) })
 }
