@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -133,9 +134,29 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 	}
 	ids := checkpoint.CheckpointTrailers(msg)
 	if len(ids) == 0 {
-		fmt.Fprintf(x.out, "No associated Entire checkpoint\n\nCommit %s does not have an Entire-Checkpoint trailer.\n", short(sha, 7))
-		fmt.Fprintln(x.out, "It was not made during a recorded session, or the trailer was removed.")
-		return nil
+		// The trailer may have been lost in a rewrite: look for the linked commits this one's
+		// change was made from.
+		links, err := checkpoint.FindByContent(x.ctx, x.repo, gitexec.OID(sha))
+		if err != nil || len(links) == 0 {
+			fmt.Fprintf(x.out, "No associated Entire checkpoint\n\nCommit %s does not have an Entire-Checkpoint trailer.\n", short(sha, 7))
+			fmt.Fprintln(x.out, "It was not made during a recorded session, or the trailer was removed.")
+			return err
+		}
+		how := "the same change as"
+		if !links[0].Same {
+			how = "a squash of"
+		}
+		var from []string
+		for _, l := range links {
+			if !slices.Contains(ids, l.CheckpointID) {
+				ids = append(ids, l.CheckpointID)
+			}
+			if c := short(string(l.Commit), 7); !slices.Contains(from, c) {
+				from = append(from, c)
+			}
+		}
+		fmt.Fprintf(x.out, "Commit %s has no Entire-Checkpoint trailer; found by content: it is %s %s (checkpoint %s).\n\n",
+			short(sha, 7), how, strings.Join(from, ", "), strings.Join(ids, ", "))
 	}
 	// A squash of linked commits carries a trailer for each: explain them all, in order.
 	for i, id := range ids {

@@ -1,0 +1,183 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/entirerec/entire/gitexec"
+)
+
+// A commit whose trailer was lost (a squash by a hosting service, a rebase or amend by someone
+// without the hooks, a cherry-pick with an edited message) can still be traced to checkpoints by
+// its content: the linked commits it was made from are usually still in some ref or the reflog.
+
+// contentScan bounds how many linked commits a content search reads.
+const contentScan = 2000
+
+// ContentLink is a linked commit whose change a trailer-less commit contains.
+type ContentLink struct {
+	Commit       gitexec.OID
+	CheckpointID string
+	Same         bool // the same change (equal patch-id); else a part of it (a squash)
+}
+
+// FindByContent looks for the checkpoints of a commit without a trailer among the linked commits
+// reachable from any ref or reflog entry: a linked commit with the same patch-id is the same
+// change (rebased, amended, cherry-picked); otherwise linked commits whose changed files all lie
+// in the commit's change, each leaving at least one file as the commit has it, and together
+// covering every file it changed, are the parts of a squash. Nothing found is no error.
+func FindByContent(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID) ([]ContentLink, error) {
+	patch, err := repo.Run(ctx, nil, "diff-tree", "-p", "--root", "--no-commit-id", string(commit))
+	if err != nil {
+		return nil, fmt.Errorf("diff of %s: %w", commit.Short(7), err)
+	}
+	own, err := repo.Run(ctx, patch, "patch-id", "--stable")
+	if err != nil {
+		return nil, fmt.Errorf("patch-id of %s: %w", commit.Short(7), err)
+	}
+	ownID, _, _ := strings.Cut(strings.TrimSpace(string(own)), " ")
+	// Every linked commit's patch-id and checkpoint IDs, in two processes.
+	logArgs := []string{"log", "--all", "--reflog", "--no-merges", fmt.Sprintf("-n%d", contentScan),
+		"--grep=^" + CheckpointTrailer + ":", "--format=%H%x00%B%x00"}
+	out, err := repo.Run(ctx, nil, logArgs...)
+	if err != nil {
+		return nil, fmt.Errorf("list linked commits: %w", err)
+	}
+	trailers := map[string][]string{}
+	var order []string
+	fields := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		sha := strings.TrimSpace(fields[i])
+		if sha == "" || sha == string(commit) {
+			continue
+		}
+		if ids := CheckpointTrailers(fields[i+1]); len(ids) > 0 && trailers[sha] == nil {
+			trailers[sha] = ids
+			order = append(order, sha)
+		}
+	}
+	if len(order) == 0 {
+		return nil, nil
+	}
+	patches, err := repo.Run(ctx, nil, append([]string{"log", "--no-walk=unsorted", "-p", "--format=commit %H", "--no-merges"}, order...)...)
+	if err != nil {
+		return nil, fmt.Errorf("diff linked commits: %w", err)
+	}
+	ids, err := repo.Run(ctx, patches, "patch-id", "--stable")
+	if err != nil {
+		return nil, fmt.Errorf("patch-id of linked commits: %w", err)
+	}
+	var links []ContentLink
+	sc := bufio.NewScanner(bytes.NewReader(ids))
+	for sc.Scan() {
+		pid, sha, ok := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+		if ok && pid == ownID && ownID != "" {
+			for _, id := range trailers[sha] {
+				links = append(links, ContentLink{Commit: gitexec.OID(sha), CheckpointID: id, Same: true})
+			}
+		}
+	}
+	if len(links) > 0 {
+		return links, nil
+	}
+	return squashParts(ctx, repo, commit, order, trailers)
+}
+
+// squashParts finds the linked commits a trailer-less commit is a squash of (FindByContent).
+func squashParts(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID, order []string, trailers map[string][]string) ([]ContentLink, error) {
+	mine, err := postImages(ctx, repo, string(commit))
+	if err != nil || len(mine) == 0 {
+		return nil, err
+	}
+	// Every candidate's changed files with their new blobs, in one process.
+	raw, err := repo.Run(ctx, nil, append([]string{"log", "--no-walk=unsorted", "--raw", "-r", "--no-renames", "--abbrev=40", "--format=%x01%H"}, order...)...)
+	if err != nil {
+		return nil, fmt.Errorf("list linked commits' files: %w", err)
+	}
+	covered := map[string]bool{}
+	var parts []string
+	for _, rec := range strings.Split(string(raw), "\x01")[1:] {
+		lines := strings.Split(strings.TrimSpace(rec), "\n")
+		sha := strings.TrimSpace(lines[0])
+		inside, kept, n := true, false, 0
+		for _, l := range lines[1:] {
+			meta, path, ok := strings.Cut(l, "\t")
+			f := strings.Fields(meta)
+			if !ok || len(f) < 5 {
+				continue
+			}
+			n++
+			oid := gitexec.OID(f[3])
+			if f[4] == "D" {
+				oid = ""
+			}
+			got, ok := mine[path]
+			if !ok {
+				inside = false
+				break
+			}
+			if got == oid {
+				kept = true
+			}
+		}
+		if n == 0 || !inside || !kept {
+			continue
+		}
+		parts = append(parts, sha)
+		for _, l := range lines[1:] {
+			if _, path, ok := strings.Cut(l, "\t"); ok {
+				covered[path] = true
+			}
+		}
+	}
+	if len(parts) < 2 || len(covered) != len(mine) {
+		return nil, nil
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return indexOf(order, parts[i]) > indexOf(order, parts[j]) }) // oldest first
+	var links []ContentLink
+	for _, sha := range parts {
+		for _, id := range trailers[sha] {
+			links = append(links, ContentLink{Commit: gitexec.OID(sha), CheckpointID: id})
+		}
+	}
+	return links, nil
+}
+
+// postImages maps each path a commit changed against its first parent to its new blob ("" when
+// deleted).
+func postImages(ctx context.Context, repo *gitexec.Repo, commit string) (map[string]gitexec.OID, error) {
+	parents, err := repo.CommitParents(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	parent := ""
+	if len(parents) > 0 {
+		parent = string(parents[0])
+	}
+	diff, err := repo.DiffTree(ctx, parent, commit)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]gitexec.OID, len(diff))
+	for _, d := range diff {
+		if d.Status == 'D' {
+			out[d.Path] = ""
+		} else {
+			out[d.Path] = d.NewOID
+		}
+	}
+	return out, nil
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
