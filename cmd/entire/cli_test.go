@@ -26,7 +26,7 @@ func TestCommandLineParses(t *testing.T) {
 		"resume feature", "resume feature -f", "resume feature --force",
 		"clean", "clean -f", "clean --force", "doctor", "doctor -f", "doctor --force",
 		"reset", "reset -f", "reset --force", "reset --session s1", "version",
-		"push --dry-run", "push --dry-run upstream",
+		"push --dry-run", "push --dry-run upstream", "relink", "relink main~5..main",
 	}
 	for _, line := range lines {
 		var c cli

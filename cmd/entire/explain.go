@@ -136,7 +136,14 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 	if len(ids) == 0 {
 		// The trailer may have been lost in a rewrite: look for the linked commits this one's
 		// change was made from.
-		links, err := checkpoint.FindByContent(x.ctx, x.repo, gitexec.OID(sha))
+		recorded, err := checkpoint.ReadLinks(x.repo.CommonDir)
+		if err != nil {
+			return err
+		}
+		links := recorded[sha]
+		if len(links) == 0 {
+			links, err = checkpoint.FindByContent(x.ctx, x.repo, gitexec.OID(sha))
+		}
 		if err != nil || len(links) == 0 {
 			fmt.Fprintf(x.out, "No associated Entire checkpoint\n\nCommit %s does not have an Entire-Checkpoint trailer.\n", short(sha, 7))
 			fmt.Fprintln(x.out, "It was not made during a recorded session, or the trailer was removed.")

@@ -4,7 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -20,9 +25,9 @@ const contentScan = 2000
 
 // ContentLink is a linked commit whose change a trailer-less commit contains.
 type ContentLink struct {
-	Commit       gitexec.OID
-	CheckpointID string
-	Same         bool // the same change (equal patch-id); else a part of it (a squash)
+	Commit       gitexec.OID `json:"commit"`
+	CheckpointID string      `json:"checkpoint_id"`
+	Same         bool        `json:"same,omitempty"` // the same change (equal patch-id); else a part of a squash
 }
 
 // FindByContent looks for the checkpoints of a commit without a trailer among the linked commits
@@ -180,4 +185,44 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// Links are the content links `entire relink` recorded, by commit: later lookups need no search.
+// They live in the repository's common git directory (entire-links.json), outside the record, so
+// the metadata branch stays exactly what the reference reads.
+type Links map[string][]ContentLink
+
+// LinksPath is where the links of a repository are kept.
+func LinksPath(commonDir string) string { return filepath.Join(commonDir, "entire-links.json") }
+
+// ReadLinks loads the recorded links (none when the file is missing).
+func ReadLinks(commonDir string) (Links, error) {
+	data, err := os.ReadFile(LinksPath(commonDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Links{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read links: %w", err)
+	}
+	l := Links{}
+	if err := json.Unmarshal(data, &l); err != nil {
+		return nil, fmt.Errorf("read links %s: %w", LinksPath(commonDir), err)
+	}
+	return l, nil
+}
+
+// WriteLinks saves the links atomically.
+func WriteLinks(commonDir string, l Links) error {
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := LinksPath(commonDir) + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write links: %w", err)
+	}
+	if err := os.Rename(tmp, LinksPath(commonDir)); err != nil {
+		return fmt.Errorf("write links: %w", err)
+	}
+	return nil
 }
