@@ -267,6 +267,13 @@ func (h *hookRun) git(verb string, args []string) error {
 		return engine.CommitMsg(args[0])
 	case "post-commit":
 		return en.PostCommit(ctx)
+	case "post-rewrite", "post-merge":
+		// Bounded work per rewrite or merge: the newest commits only (entire relink does more).
+		found, err := relinkCommits(ctx, en.Repo, []string{fmt.Sprintf("-n%d", hookRelink), "HEAD"}, nil)
+		if found > 0 {
+			h.log.Info("links found by content", "commits", found)
+		}
+		return err
 	case "pre-push":
 		if len(args) == 0 {
 			return errors.New("pre-push: missing remote")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -23,52 +24,71 @@ func (c *relinkCmd) Run(e *env) error {
 		return err
 	}
 	defer done()
-	repo := en.Repo
-	args := []string{"rev-list", "--no-merges"}
+	rev := []string{c.Range}
 	if c.Range == "" {
-		args = append(args, fmt.Sprintf("-n%d", relinkDefault), "HEAD")
-	} else {
-		if strings.HasPrefix(c.Range, "-") {
-			return fmt.Errorf("not a revision range: %s", c.Range)
-		}
-		args = append(args, c.Range)
+		rev = []string{fmt.Sprintf("-n%d", relinkDefault), "HEAD"}
+	} else if strings.HasPrefix(c.Range, "-") {
+		return fmt.Errorf("not a revision range: %s", c.Range)
 	}
-	out, err := repo.Run(e.ctx, nil, args...)
-	if err != nil {
-		return fmt.Errorf("list commits %s: %w", c.Range, err)
-	}
-	links, err := checkpoint.ReadLinks(repo.CommonDir)
-	if err != nil {
-		return err
-	}
-	found := 0
-	for _, sha := range strings.Fields(string(out)) {
-		if _, ok := links[sha]; ok {
-			continue
-		}
-		msg, err := repo.CommitMessage(e.ctx, sha)
-		if err != nil || len(checkpoint.CheckpointTrailers(msg)) > 0 {
-			continue
-		}
-		l, err := checkpoint.FindByContent(e.ctx, repo, gitexec.OID(sha))
-		if err != nil {
-			return err
-		}
-		if len(l) == 0 {
-			continue
-		}
-		links[sha] = l
-		found++
+	found, err := relinkCommits(e.ctx, en.Repo, rev, func(sha string, l []checkpoint.ContentLink) {
 		var ids []string
 		for _, x := range l {
 			ids = append(ids, x.CheckpointID)
 		}
 		fmt.Fprintf(e.stdout, "%s  %s\n", short(sha, 7), strings.Join(ids, ", "))
+	})
+	if err != nil {
+		return err
 	}
 	if found == 0 {
 		fmt.Fprintln(e.stdout, "No new links found.")
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Recorded %d links in %s.\n", found, checkpoint.LinksPath(repo.CommonDir))
-	return checkpoint.WriteLinks(repo.CommonDir, links)
+	fmt.Fprintf(e.stdout, "Recorded %d links in %s.\n", found, checkpoint.LinksPath(en.Repo.CommonDir))
+	return nil
+}
+
+// hookRelink bounds the commits post-rewrite and post-merge look at.
+const hookRelink = 20
+
+// relinkCommits looks at the commits rev-list lists for rev, and records the content links of
+// those without a trailer that have none recorded yet; it returns how many it found. A commit
+// found to have none is remembered too (an empty entry), so that the hooks do not search it
+// again; an explicit relink (found != nil) searches those again.
+func relinkCommits(ctx context.Context, repo *gitexec.Repo, rev []string, found func(sha string, l []checkpoint.ContentLink)) (int, error) {
+	out, err := repo.Run(ctx, nil, append([]string{"rev-list", "--no-merges"}, rev...)...)
+	if err != nil {
+		return 0, fmt.Errorf("list commits %s: %w", strings.Join(rev, " "), err)
+	}
+	links, err := checkpoint.ReadLinks(repo.CommonDir)
+	if err != nil {
+		return 0, err
+	}
+	n, checked := 0, 0
+	for _, sha := range strings.Fields(string(out)) {
+		if l, ok := links[sha]; ok && (len(l) > 0 || found == nil) {
+			continue
+		}
+		msg, err := repo.CommitMessage(ctx, sha)
+		if err != nil || len(checkpoint.CheckpointTrailers(msg)) > 0 {
+			continue
+		}
+		l, err := checkpoint.FindByContent(ctx, repo, gitexec.OID(sha))
+		if err != nil {
+			return n, err
+		}
+		checked++
+		links[sha] = l
+		if len(l) == 0 {
+			continue
+		}
+		n++
+		if found != nil {
+			found(sha, l)
+		}
+	}
+	if checked == 0 {
+		return 0, nil
+	}
+	return n, checkpoint.WriteLinks(repo.CommonDir, links)
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,6 +63,24 @@ func FindByContent(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID) 
 		}
 		if ids := CheckpointTrailers(fields[i+1]); len(ids) > 0 && trailers[sha] == nil {
 			trailers[sha] = ids
+			order = append(order, sha)
+		}
+	}
+	// Commits linked by content before (entire relink) count as linked: links carry on through
+	// further rewrites.
+	if recorded, err := ReadLinks(repo.CommonDir); err == nil {
+		for sha, l := range recorded {
+			if len(l) == 0 || sha == string(commit) || trailers[sha] != nil {
+				continue
+			}
+			if _, err := repo.CommitParents(ctx, sha); err != nil {
+				continue // gone with a gc
+			}
+			for _, x := range l {
+				if !slices.Contains(trailers[sha], x.CheckpointID) {
+					trailers[sha] = append(trailers[sha], x.CheckpointID)
+				}
+			}
 			order = append(order, sha)
 		}
 	}
@@ -188,6 +207,7 @@ func indexOf(list []string, s string) int {
 }
 
 // Links are the content links `entire relink` recorded, by commit: later lookups need no search.
+// An empty entry records a commit searched without result.
 // They live in the repository's common git directory (entire-links.json), outside the record, so
 // the metadata branch stays exactly what the reference reads.
 type Links map[string][]ContentLink

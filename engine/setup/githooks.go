@@ -60,6 +60,12 @@ if [ -z "$GIT_DIR" ] && [ -z "$ENTIRE_LOG_LEVEL" ] && [ -d .git ]; then
 fi
 if [ -n "$_entire_run" ]; then`
 
+// recordGuard: relinking needs a record to link to; a main worktree without the metadata
+// branch (as a loose ref, and no packed refs that might hold it) starts no process.
+const recordGuard = `# Started only where there may be a record to link to (the shell test starts no process).
+if [ -n "$GIT_DIR" ] || [ ! -d .git ] || [ -e .git/refs/heads/entire/checkpoints/v1 ] ||
+    [ -e .git/refs/remotes/origin/entire/checkpoints/v1 ] || [ -e .git/packed-refs ]; then`
+
 // trailerGuard: commit-msg only ever drops a trailer that is the message's only content, so any
 // other message (no trailer, or text beside it) needs no process.
 const trailerGuard = `# Only a message whose one content is an Entire-Checkpoint trailer needs entire (to drop it,
@@ -99,6 +105,18 @@ var gitHooks = []gitHook{
 		Name:    "pre-push",
 		Comment: "# Pushes the session logs along with the user's push; $1 names the remote.",
 		Command: `entire hooks git pre-push "$1" || true`,
+	},
+	{
+		Name:    "post-rewrite",
+		Comment: "# Finds, by content, the checkpoints of rewritten commits that lost their trailer (entire relink).",
+		Command: `entire hooks git post-rewrite "$1" </dev/null 2>/dev/null || true`,
+		Guard:   recordGuard,
+	},
+	{
+		Name:    "post-merge",
+		Comment: "# Finds, by content, the checkpoints of merged-in commits that lost their trailer (entire relink).",
+		Command: `entire hooks git post-merge </dev/null 2>/dev/null || true`,
+		Guard:   recordGuard,
 	},
 }
 

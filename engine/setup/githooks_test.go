@@ -13,6 +13,24 @@ import (
 )
 
 var goldenHooks = map[string]string{
+	"post-rewrite": `#!/bin/sh
+# Entire CLI hooks
+# Finds, by content, the checkpoints of rewritten commits that lost their trailer (entire relink).
+# Started only where there may be a record to link to (the shell test starts no process).
+if [ -n "$GIT_DIR" ] || [ ! -d .git ] || [ -e .git/refs/heads/entire/checkpoints/v1 ] ||
+    [ -e .git/refs/remotes/origin/entire/checkpoints/v1 ] || [ -e .git/packed-refs ]; then
+entire hooks git post-rewrite "$1" </dev/null 2>/dev/null || true
+fi
+`,
+	"post-merge": `#!/bin/sh
+# Entire CLI hooks
+# Finds, by content, the checkpoints of merged-in commits that lost their trailer (entire relink).
+# Started only where there may be a record to link to (the shell test starts no process).
+if [ -n "$GIT_DIR" ] || [ ! -d .git ] || [ -e .git/refs/heads/entire/checkpoints/v1 ] ||
+    [ -e .git/refs/remotes/origin/entire/checkpoints/v1 ] || [ -e .git/packed-refs ]; then
+entire hooks git post-merge </dev/null 2>/dev/null || true
+fi
+`,
 	"prepare-commit-msg": `#!/bin/sh
 # Entire CLI hooks
 # Adds the Entire-Checkpoint trailer when agent work is pending; never blocks the commit.
@@ -150,7 +168,7 @@ func TestInstallGitHooksGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"Installed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push"}
+	want := []string{"Installed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push, post-rewrite, post-merge"}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Errorf("lines (-want +got):\n%s", diff)
 	}
@@ -370,7 +388,7 @@ func TestRemoveGitHooksRestoresBackups(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"✓ Removed git hooks: prepare-commit-msg, commit-msg, post-commit",
+		"✓ Removed git hooks: prepare-commit-msg, commit-msg, post-commit, post-rewrite, post-merge",
 		"Restored commit-msg.pre-entire to commit-msg",
 		"Kept pre-push.pre-entire: another pre-push hook is in place",
 	}

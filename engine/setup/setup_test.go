@@ -48,7 +48,7 @@ func TestEnableFreshRepository(t *testing.T) {
 		"Agent: Claude Code",
 		"Installed 10 hooks for Claude Code - Anthropic's CLI coding assistant",
 		"Backed up existing prepare-commit-msg hook to prepare-commit-msg.pre-entire",
-		"Installed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push",
+		"Installed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push, post-rewrite, post-merge",
 		"✓ Hooks installed",
 		"✓ Project configured (.entire/settings.json)",
 	}
@@ -72,6 +72,8 @@ func TestEnableFreshRepository(t *testing.T) {
 		".git/hooks/commit-msg":                    goldenHooks["commit-msg"],
 		".git/hooks/post-commit":                   goldenHooks["post-commit"],
 		".git/hooks/pre-push":                      goldenHooks["pre-push"],
+		".git/hooks/post-rewrite":                  goldenHooks["post-rewrite"],
+		".git/hooks/post-merge":                    goldenHooks["post-merge"],
 	}
 	got := snapshot(t, p.TopLevel)
 	pcm := got[".git/hooks/prepare-commit-msg"]
@@ -163,7 +165,7 @@ func TestDisableUninstall(t *testing.T) {
 	}
 	wantLines := []string{
 		"✓ Removed 10 Claude Code hooks from .claude/settings.json",
-		"✓ Removed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push",
+		"✓ Removed git hooks: prepare-commit-msg, commit-msg, post-commit, pre-push, post-rewrite, post-merge",
 		"Restored commit-msg.pre-entire to commit-msg",
 		"✓ Removed .entire/",
 	}
