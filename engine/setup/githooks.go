@@ -19,7 +19,8 @@ const HookMarker = "Entire CLI hooks"
 // BackupSuffix is appended to a pre-existing foreign hook's name when Entire takes its place.
 const BackupSuffix = ".pre-entire"
 
-// gitHook is one of the four git hooks of §8.3. Command is the binding command line.
+// gitHook is one of the git hooks: the four of §8.3, and post-rewrite and post-merge, which
+// relink commits whose trailer a rewrite lost. Command is the binding command line.
 type gitHook struct {
 	Name, Comment, Command string
 	// Guard is shell (builtins only) that decides, before any process starts, whether the
@@ -153,7 +154,7 @@ func isOurs(data []byte) bool {
 	return bytes.Contains(data, []byte(HookMarker))
 }
 
-// GitHooksInstalled reports whether all four hooks exist in hooksDir and carry the marker.
+// GitHooksInstalled reports whether every hook exists in hooksDir and carries the marker.
 func GitHooksInstalled(hooksDir string) bool {
 	for _, h := range gitHooks {
 		data, err := os.ReadFile(filepath.Join(hooksDir, h.Name))
@@ -164,7 +165,7 @@ func GitHooksInstalled(hooksDir string) bool {
 	return true
 }
 
-// InstallGitHooks writes the four hooks into hooksDir (created if missing) and returns
+// InstallGitHooks writes the hooks into hooksDir (created if missing) and returns
 // report lines. A foreign hook is renamed to <name>.pre-entire and chained; when that
 // backup name is taken it is moved to the first free <name>.pre-entire.N instead (not
 // chained) with a warning. Re-running changes nothing and reports nothing.

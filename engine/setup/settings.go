@@ -1,7 +1,7 @@
 // Package setup does the file work behind `entire enable`, `entire disable` and
 // `entire status` (spec §7, §8.1, §8.3, §10): it reads and writes the Entire settings
 // files, installs and removes the Claude Code hooks in .claude/settings.json and the
-// four git hooks, and reports what is installed.
+// git hooks, and reports what is installed.
 //
 // It starts no process. The caller resolves the worktree root and the hooks directory
 // with git and passes them in as Paths.

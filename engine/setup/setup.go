@@ -80,7 +80,7 @@ func EnsureGitignore(topLevel string) error {
 }
 
 // Enable installs what `entire enable` installs (§8): each agent's hooks, .entire/ and
-// its .gitignore, the settings file (enabled, strategy defaulted) and the four git hooks.
+// its .gitignore, the settings file (enabled, strategy defaulted) and the git hooks.
 // It refuses to start when the existing settings do not load. Running it twice changes
 // nothing the second time. The caller prints "Ready." after its own git work.
 func Enable(p Paths, opt EnableOptions) (Report, error) {
@@ -249,7 +249,7 @@ func DisableIn(p Paths, uninstall, project bool) (Report, error) {
 // Status is what `entire status` needs from the files.
 type Status struct {
 	Agents        []agent.Agent // the agents whose hooks are installed, in table order
-	GitHooks      bool          // all four git hooks carry the marker
+	GitHooks      bool          // every git hook carries the marker
 	Settings      Settings      // effective settings (defaults when SettingsErr is set)
 	SettingsErr   error         // why the settings did not load
 	ProjectExists bool          // .entire/settings.json exists
