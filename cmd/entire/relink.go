@@ -64,6 +64,7 @@ func relinkCommits(ctx context.Context, repo *gitexec.Repo, rev []string, found 
 	if err != nil {
 		return 0, err
 	}
+	var index *checkpoint.ContentIndex // built once, when a commit needs a search
 	n, checked := 0, 0
 	for _, sha := range strings.Fields(string(out)) {
 		if l, ok := links[sha]; ok && (len(l) > 0 || found == nil) {
@@ -73,7 +74,12 @@ func relinkCommits(ctx context.Context, repo *gitexec.Repo, rev []string, found 
 		if err != nil || len(checkpoint.CheckpointTrailers(msg)) > 0 {
 			continue
 		}
-		l, err := checkpoint.FindByContent(ctx, repo, gitexec.OID(sha))
+		if index == nil {
+			if index, err = checkpoint.NewContentIndex(ctx, repo); err != nil {
+				return n, err
+			}
+		}
+		l, err := index.Find(ctx, gitexec.OID(sha))
 		if err != nil {
 			return n, err
 		}

@@ -31,63 +31,57 @@ type ContentLink struct {
 	Same         bool        `json:"same,omitempty"` // the same change (equal patch-id); else a part of a squash
 }
 
-// FindByContent looks for the checkpoints of a commit without a trailer among the linked commits
-// reachable from any ref or reflog entry: a linked commit with the same patch-id is the same
-// change (rebased, amended, cherry-picked); otherwise linked commits whose changed files all lie
-// in the commit's change, each leaving at least one file as the commit has it, and together
-// covering every file it changed, are the parts of a squash. Nothing found is no error.
-func FindByContent(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID) ([]ContentLink, error) {
-	patch, err := repo.Run(ctx, nil, "diff-tree", "-p", "--root", "--no-commit-id", string(commit))
-	if err != nil {
-		return nil, fmt.Errorf("diff of %s: %w", commit.Short(7), err)
-	}
-	own, err := repo.Run(ctx, patch, "patch-id", "--stable")
-	if err != nil {
-		return nil, fmt.Errorf("patch-id of %s: %w", commit.Short(7), err)
-	}
-	ownID, _, _ := strings.Cut(strings.TrimSpace(string(own)), " ")
-	// Every linked commit's patch-id and checkpoint IDs, in two processes.
+// ContentIndex is what a content search compares a commit with: the linked commits reachable
+// from any ref or the reflog (and those linked by content before), their checkpoint IDs,
+// patch-ids and changed files. Building it costs a few git processes, whatever the number of
+// commits then searched.
+type ContentIndex struct {
+	repo     *gitexec.Repo
+	order    []string            // linked commits, newest first
+	trailers map[string][]string // their checkpoint IDs
+	patchIDs map[string][]string // patch-id → linked commits
+	files    map[string]map[string]gitexec.OID
+}
+
+// NewContentIndex reads the linked commits of the repository.
+func NewContentIndex(ctx context.Context, repo *gitexec.Repo) (*ContentIndex, error) {
+	x := &ContentIndex{repo: repo, trailers: map[string][]string{}, patchIDs: map[string][]string{}, files: map[string]map[string]gitexec.OID{}}
 	logArgs := []string{"log", "--all", "--reflog", "--no-merges", fmt.Sprintf("-n%d", contentScan),
 		"--grep=^" + CheckpointTrailer + ":", "--format=%H%x00%B%x00"}
 	out, err := repo.Run(ctx, nil, logArgs...)
 	if err != nil {
 		return nil, fmt.Errorf("list linked commits: %w", err)
 	}
-	trailers := map[string][]string{}
-	var order []string
 	fields := strings.Split(string(out), "\x00")
 	for i := 0; i+1 < len(fields); i += 2 {
 		sha := strings.TrimSpace(fields[i])
-		if sha == "" || sha == string(commit) {
-			continue
-		}
-		if ids := CheckpointTrailers(fields[i+1]); len(ids) > 0 && trailers[sha] == nil {
-			trailers[sha] = ids
-			order = append(order, sha)
+		if ids := CheckpointTrailers(fields[i+1]); sha != "" && len(ids) > 0 && x.trailers[sha] == nil {
+			x.trailers[sha] = ids
+			x.order = append(x.order, sha)
 		}
 	}
 	// Commits linked by content before (entire relink) count as linked: links carry on through
 	// further rewrites.
 	if recorded, err := ReadLinks(repo.CommonDir); err == nil {
 		for sha, l := range recorded {
-			if len(l) == 0 || sha == string(commit) || trailers[sha] != nil {
+			if len(l) == 0 || x.trailers[sha] != nil {
 				continue
 			}
 			if _, err := repo.CommitParents(ctx, sha); err != nil {
 				continue // gone with a gc
 			}
-			for _, x := range l {
-				if !slices.Contains(trailers[sha], x.CheckpointID) {
-					trailers[sha] = append(trailers[sha], x.CheckpointID)
+			for _, c := range l {
+				if !slices.Contains(x.trailers[sha], c.CheckpointID) {
+					x.trailers[sha] = append(x.trailers[sha], c.CheckpointID)
 				}
 			}
-			order = append(order, sha)
+			x.order = append(x.order, sha)
 		}
 	}
-	if len(order) == 0 {
-		return nil, nil
+	if len(x.order) == 0 {
+		return x, nil
 	}
-	patches, err := repo.Run(ctx, nil, append([]string{"log", "--no-walk=unsorted", "-p", "--format=commit %H", "--no-merges"}, order...)...)
+	patches, err := repo.Run(ctx, nil, append([]string{"log", "--no-walk=unsorted", "-p", "--format=commit %H", "--no-merges"}, x.order...)...)
 	if err != nil {
 		return nil, fmt.Errorf("diff linked commits: %w", err)
 	}
@@ -95,12 +89,70 @@ func FindByContent(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID) 
 	if err != nil {
 		return nil, fmt.Errorf("patch-id of linked commits: %w", err)
 	}
-	var links []ContentLink
 	sc := bufio.NewScanner(bytes.NewReader(ids))
 	for sc.Scan() {
-		pid, sha, ok := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		if ok && pid == ownID && ownID != "" {
-			for _, id := range trailers[sha] {
+		if pid, sha, ok := strings.Cut(strings.TrimSpace(sc.Text()), " "); ok {
+			x.patchIDs[pid] = append(x.patchIDs[pid], sha)
+		}
+	}
+	raw, err := repo.Run(ctx, nil, append([]string{"log", "--no-walk=unsorted", "--raw", "-r", "--no-renames", "--abbrev=40", "--format=%x01%H"}, x.order...)...)
+	if err != nil {
+		return nil, fmt.Errorf("list linked commits' files: %w", err)
+	}
+	for _, rec := range strings.Split(string(raw), "\x01")[1:] {
+		lines := strings.Split(strings.TrimSpace(rec), "\n")
+		sha := strings.TrimSpace(lines[0])
+		files := map[string]gitexec.OID{}
+		for _, l := range lines[1:] {
+			meta, path, ok := strings.Cut(l, "\t")
+			f := strings.Fields(meta)
+			if !ok || len(f) < 5 {
+				continue
+			}
+			files[path] = gitexec.OID(f[3])
+			if f[4] == "D" {
+				files[path] = ""
+			}
+		}
+		x.files[sha] = files
+	}
+	return x, nil
+}
+
+// FindByContent looks for the checkpoints of a commit without a trailer among the linked commits
+// reachable from any ref or reflog entry (see ContentIndex.Find).
+func FindByContent(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID) ([]ContentLink, error) {
+	x, err := NewContentIndex(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	return x.Find(ctx, commit)
+}
+
+// Find maps a commit without a trailer to checkpoints: a linked commit with the same patch-id is
+// the same change (rebased, amended, cherry-picked); otherwise linked commits whose changed files
+// all lie in the commit's change, each leaving at least one file as the commit has it, and
+// together covering every file it changed, are the parts of a squash. Nothing found is no error.
+func (x *ContentIndex) Find(ctx context.Context, commit gitexec.OID) ([]ContentLink, error) {
+	if len(x.order) == 0 {
+		return nil, nil
+	}
+	patch, err := x.repo.Run(ctx, nil, "diff-tree", "-p", "--root", "--no-commit-id", string(commit))
+	if err != nil {
+		return nil, fmt.Errorf("diff of %s: %w", commit.Short(7), err)
+	}
+	var links []ContentLink
+	if len(patch) > 0 {
+		own, err := x.repo.Run(ctx, patch, "patch-id", "--stable")
+		if err != nil {
+			return nil, fmt.Errorf("patch-id of %s: %w", commit.Short(7), err)
+		}
+		ownID, _, _ := strings.Cut(strings.TrimSpace(string(own)), " ")
+		for _, sha := range x.patchIDs[ownID] {
+			if sha == string(commit) {
+				continue
+			}
+			for _, id := range x.trailers[sha] {
 				links = append(links, ContentLink{Commit: gitexec.OID(sha), CheckpointID: id, Same: true})
 			}
 		}
@@ -108,38 +160,25 @@ func FindByContent(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID) 
 	if len(links) > 0 {
 		return links, nil
 	}
-	return squashParts(ctx, repo, commit, order, trailers)
+	return x.squashParts(ctx, commit)
 }
 
-// squashParts finds the linked commits a trailer-less commit is a squash of (FindByContent).
-func squashParts(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID, order []string, trailers map[string][]string) ([]ContentLink, error) {
-	mine, err := postImages(ctx, repo, string(commit))
+// squashParts finds the linked commits a trailer-less commit is a squash of (Find).
+func (x *ContentIndex) squashParts(ctx context.Context, commit gitexec.OID) ([]ContentLink, error) {
+	mine, err := postImages(ctx, x.repo, string(commit))
 	if err != nil || len(mine) == 0 {
 		return nil, err
 	}
-	// Every candidate's changed files with their new blobs, in one process.
-	raw, err := repo.Run(ctx, nil, append([]string{"log", "--no-walk=unsorted", "--raw", "-r", "--no-renames", "--abbrev=40", "--format=%x01%H"}, order...)...)
-	if err != nil {
-		return nil, fmt.Errorf("list linked commits' files: %w", err)
-	}
 	covered := map[string]bool{}
 	var parts []string
-	for _, rec := range strings.Split(string(raw), "\x01")[1:] {
-		lines := strings.Split(strings.TrimSpace(rec), "\n")
-		sha := strings.TrimSpace(lines[0])
-		inside, kept, n := true, false, 0
-		for _, l := range lines[1:] {
-			meta, path, ok := strings.Cut(l, "\t")
-			f := strings.Fields(meta)
-			if !ok || len(f) < 5 {
-				continue
-			}
-			n++
-			oid := gitexec.OID(f[3])
-			if f[4] == "D" {
-				oid = ""
-			}
-			got, ok := mine[path]
+	for _, sha := range x.order {
+		theirs := x.files[sha]
+		if sha == string(commit) || len(theirs) == 0 {
+			continue
+		}
+		inside, kept := true, false
+		for p, oid := range theirs {
+			got, ok := mine[p]
 			if !ok {
 				inside = false
 				break
@@ -148,23 +187,21 @@ func squashParts(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID, or
 				kept = true
 			}
 		}
-		if n == 0 || !inside || !kept {
+		if !inside || !kept {
 			continue
 		}
 		parts = append(parts, sha)
-		for _, l := range lines[1:] {
-			if _, path, ok := strings.Cut(l, "\t"); ok {
-				covered[path] = true
-			}
+		for p := range theirs {
+			covered[p] = true
 		}
 	}
 	if len(parts) < 2 || len(covered) != len(mine) {
 		return nil, nil
 	}
-	sort.SliceStable(parts, func(i, j int) bool { return indexOf(order, parts[i]) > indexOf(order, parts[j]) }) // oldest first
+	sort.SliceStable(parts, func(i, j int) bool { return indexOf(x.order, parts[i]) > indexOf(x.order, parts[j]) }) // oldest first
 	var links []ContentLink
 	for _, sha := range parts {
-		for _, id := range trailers[sha] {
+		for _, id := range x.trailers[sha] {
 			links = append(links, ContentLink{Commit: gitexec.OID(sha), CheckpointID: id})
 		}
 	}
