@@ -92,9 +92,13 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 // pending work that could not be finished. It returns the problems found.
 func checkHooksAndJournals(e *env, en *engine.Engine) int {
 	problems := 0
-	if hooks, err := en.Repo.GitPath(e.ctx, "hooks"); err == nil && !setup.GitHooksInstalled(hooks) {
-		fmt.Fprintln(e.stdout, "Git hooks are not installed: commits are not linked. Run `entire enable`.")
-		problems++
+	if hooks, err := en.Repo.GitPath(e.ctx, "hooks"); err == nil {
+		if why := setup.GitHooksProblem(hooks); why != "" {
+			fmt.Fprintf(e.stdout, "Git hooks would not run (%s): commits are not linked. Run `entire enable`%s.\n", why, hooksPathHint(e, en))
+			problems++
+		} else {
+			fmt.Fprintln(e.stdout, "Git hooks: ok (git runs them from "+hooks+").")
+		}
 	}
 	damaged, _ := en.Store.Damaged()
 	for _, p := range damaged {
@@ -208,4 +212,12 @@ func (t terminal) chooseDoctor(st maintenance.StuckSession) maintenance.DoctorAc
 		return maintenance.DoctorDiscard
 	}
 	return maintenance.DoctorSkip
+}
+
+// hooksPathHint adds the fix for a core.hooksPath that sends git elsewhere than entire installs.
+func hooksPathHint(e *env, en *engine.Engine) string {
+	if v, ok, err := en.Repo.ConfigGet(e.ctx, "core.hooksPath"); err == nil && ok {
+		return fmt.Sprintf(", or unset core.hooksPath (%s)", v)
+	}
+	return ""
 }

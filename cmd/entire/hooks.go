@@ -191,7 +191,7 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	switch in.Kind {
 	case agent.SessionStart:
 		others, err := en.SessionStart(ctx, events.SessionStarted{SessionID: in.SessionID, Agent: typ, Source: in.Source, Transcript: tr})
-		reply(startSystemMessage(others, h.settings.MultiSessionWarning()))
+		reply(startSystemMessage(others, h.settings.MultiSessionWarning()) + h.hooksWarning(in.Source))
 		if err == nil && in.OpensTurn {
 			h.autoHeal(en)
 			err = en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: typ, Transcript: tr})
@@ -315,4 +315,24 @@ func (h *hookRun) confirmPush(en *engine.Engine, remote string) bool {
 		return false
 	}
 	return true
+}
+
+// hooksWarning tells a new session, in the agent's own channel, that git would not run Entire's
+// hooks (core.hooksPath elsewhere, a hook that lost its run bit, another tool's hook in its
+// place): its work would be recorded but never linked to a commit. Resumed, cleared or compacted
+// sessions were told when they started.
+func (h *hookRun) hooksWarning(source string) string {
+	if source != "" && source != "startup" {
+		return ""
+	}
+	dir, err := h.repo.GitPath(h.e.ctx, "hooks")
+	if err != nil {
+		return ""
+	}
+	why := setup.GitHooksProblem(dir)
+	if why == "" {
+		return ""
+	}
+	h.log.Warn("git hooks would not run", "reason", why)
+	return "\n\nWarning: Entire's git hooks would not run (" + why + "): commits will not be linked to this conversation. Run `entire doctor` to see how to fix it."
 }

@@ -154,15 +154,26 @@ func isOurs(data []byte) bool {
 	return bytes.Contains(data, []byte(HookMarker))
 }
 
-// GitHooksInstalled reports whether every hook exists in hooksDir and carries the marker.
-func GitHooksInstalled(hooksDir string) bool {
+// GitHooksInstalled reports whether git would run every hook from hooksDir: each exists, carries
+// the marker and is executable.
+func GitHooksInstalled(hooksDir string) bool { return GitHooksProblem(hooksDir) == "" }
+
+// GitHooksProblem says why git would not run Entire's hooks from hooksDir (the directory git
+// uses, core.hooksPath included), or "" when it would.
+func GitHooksProblem(hooksDir string) string {
 	for _, h := range gitHooks {
-		data, err := os.ReadFile(filepath.Join(hooksDir, h.Name))
-		if err != nil || !isOurs(data) {
-			return false
+		path := filepath.Join(hooksDir, h.Name)
+		data, err := os.ReadFile(path)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("the %s hook is missing from %s", h.Name, hooksDir)
+		case !isOurs(data):
+			return fmt.Sprintf("the %s hook in %s is another tool's", h.Name, hooksDir)
+		case !isExecutable(path):
+			return fmt.Sprintf("the %s hook in %s is not executable", h.Name, hooksDir)
 		}
 	}
-	return true
+	return ""
 }
 
 // InstallGitHooks writes the hooks into hooksDir (created if missing) and returns
