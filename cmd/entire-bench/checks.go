@@ -122,7 +122,7 @@ func sections(h *harness) []section {
 		add(&sec, tb, f(stStart), f(stRevParse), target{})
 		add(&sec, tb, f(stPrompt), f(stRevParse), target{})
 		for _, k := range ks {
-			add(&sec, tb, f(stStop(k)), f(stBlobsTree(k)), target{maxRatio: 2})
+			add(&sec, tb, f(stStop(k)), f(stBlobsTree(k)), target{maxRatio: 1.5})
 		}
 		for _, k := range ks {
 			add(&sec, tb, f(stCommit(k)), f(stBareCommit(k)), target{maxRatio: commitTarget(p.files)})
