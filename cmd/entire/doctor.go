@@ -35,6 +35,7 @@ func (c *doctorCmd) Run(e *env) error {
 		return err
 	}
 	problems += checkHooksAndJournals(e, en)
+	problems += canary(e, en)
 	stuck, err := m.FindStuck(e.ctx)
 	if err != nil {
 		return err

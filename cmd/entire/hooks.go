@@ -24,6 +24,8 @@ type hooksCmd struct {
 	Agent string   `arg:"" help:"Who calls: git or an agent (claude-code, gemini, cursor, codex, copilot, opencode, droid)."`
 	Verb  string   `arg:"" help:"The hook event, e.g. stop or post-commit."`
 	Args  []string `arg:"" optional:"" passthrough:"" help:"Arguments git passes to its hook."`
+
+	noHeal bool // doctor's self-test: leave the setup as it is, to see whether it works
 }
 
 // hookRun is one hook invocation's context.
@@ -34,6 +36,7 @@ type hookRun struct {
 	settings setup.Settings
 	started  time.Time
 	failed   error
+	noHeal   bool
 }
 
 func (c *hooksCmd) Run(e *env) error {
@@ -51,7 +54,7 @@ func (c *hooksCmd) Run(e *env) error {
 			}
 		}
 	}
-	h := &hookRun{e: e, started: time.Now()}
+	h := &hookRun{e: e, started: time.Now(), noHeal: c.noHeal}
 	root := e.cwd
 	repo, repoErr := gitexec.Open(e.ctx, e.cwd)
 	level := ""
@@ -221,6 +224,9 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 // autoHeal repairs the setup at every prompt (spec §5.3): .entire/.gitignore, the metadata
 // branch and the git hooks. Failures are only logged.
 func (h *hookRun) autoHeal(en *engine.Engine) {
+	if h.noHeal {
+		return
+	}
 	if err := setup.EnsureGitignore(h.repo.TopLevel); err != nil {
 		h.log.Warn("auto-heal gitignore", "error", err.Error())
 	}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/setup"
+	"github.com/entirerec/entire/gitexec"
+)
+
+// canary is doctor's capture self-test: in a scratch repository (this one and its record are
+// never touched) it installs this repository's git hooks as they are, byte for byte and mode for
+// mode, and its settings, plays a Claude Code turn through the agent hook (without the prompt
+// hook's repair of the setup, so that what is broken shows), and commits with git, which runs
+// those hooks through the `entire` on PATH. It checks every link (the command resolves, the
+// agent hook wrote a temporary checkpoint, prepare-commit-msg added the trailer, post-commit wrote
+// the checkpoint) and returns how many are broken.
+func canary(e *env, en *engine.Engine) int {
+	fmt.Fprintln(e.stdout, "Capture self-test (in a scratch repository; this one is not touched):")
+	broken := 0
+	link := func(what string, err error) bool {
+		if err != nil {
+			fmt.Fprintf(e.stdout, "  broken: %s: %v\n", what, err)
+			broken++
+			return false
+		}
+		fmt.Fprintf(e.stdout, "  ok: %s\n", what)
+		return true
+	}
+	if !link("the hooks' command `entire` is on PATH", onPath("entire")) {
+		return broken
+	}
+	dir, err := os.MkdirTemp("", "entire-canary-")
+	if err != nil {
+		link("a scratch repository", err)
+		return broken
+	}
+	defer os.RemoveAll(dir)
+	repo, err := canaryRepo(e, en, dir)
+	if !link("a scratch repository with this repository's git hooks and settings", err) {
+		return broken
+	}
+	defer repo.Close()
+	if !link("the agent hook recorded a turn (a temporary checkpoint)", canaryTurn(e, repo)) {
+		return broken
+	}
+	if _, err := repo.Run(e.ctx, nil, "add", "canary.txt"); err != nil {
+		link("git add", err)
+		return broken
+	}
+	// git runs the installed hooks itself, through whatever `entire` PATH gives it.
+	if _, err := repo.Run(e.ctx, nil, "commit", "-q", "-m", "Canary"); err != nil {
+		link("git commit with the hooks", err)
+		return broken
+	}
+	msg, err := repo.CommitMessage(e.ctx, "HEAD")
+	id, ok := checkpoint.ParseCheckpointTrailer(msg)
+	if err == nil && !ok {
+		err = errors.New("the commit has no Entire-Checkpoint trailer: prepare-commit-msg did not run or did not link")
+	}
+	if !link("prepare-commit-msg added the trailer", err) {
+		return broken
+	}
+	_, ok, err = repo.ReadTree(e.ctx, string(checkpoint.MetaRef)+":"+checkpoint.CheckpointPath(id))
+	if err == nil && !ok {
+		err = fmt.Errorf("checkpoint %s is not on %s: post-commit did not run or failed", id, checkpoint.MetadataBranch)
+	}
+	link("post-commit wrote the checkpoint", err)
+	pp := filepath.Join(dir, ".git", "hooks", "pre-push")
+	data, err := os.ReadFile(pp)
+	if fi, serr := os.Stat(pp); err == nil && (serr != nil || fi.Mode().Perm()&0o111 == 0 || !bytes.Contains(data, []byte("entire hooks git pre-push"))) {
+		err = errors.New("the pre-push hook is not Entire's or not executable: the record would not be pushed")
+	}
+	link("pre-push would push the record", err)
+	return broken
+}
+
+// onPath reports whether an executable named name is on PATH (without running anything).
+func onPath(name string) error {
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("not found on PATH (%s): every hook would fail to start", os.Getenv("PATH"))
+}
+
+// canaryRepo makes the scratch repository: one commit, the git hooks copied from where git
+// runs this repository's hooks, and Entire's settings.
+func canaryRepo(e *env, en *engine.Engine, dir string) (*gitexec.Repo, error) {
+	if _, err := en.Repo.Run(e.ctx, nil, "init", "-q", dir); err != nil {
+		return nil, err
+	}
+	name, _, _ := en.Repo.ConfigGet(e.ctx, "user.name")
+	email, _, _ := en.Repo.ConfigGet(e.ctx, "user.email")
+	if name == "" {
+		name = "Entire canary"
+	}
+	if email == "" {
+		email = "canary@entire.invalid"
+	}
+	hooks, err := en.Repo.GitPath(e.ctx, "hooks")
+	if err != nil {
+		return nil, err
+	}
+	entries, _ := os.ReadDir(hooks)
+	for _, ent := range entries {
+		if !ent.Type().IsRegular() {
+			continue
+		}
+		if err := copyFile(filepath.Join(hooks, ent.Name()), filepath.Join(dir, ".git", "hooks", ent.Name())); err != nil {
+			return nil, err
+		}
+	}
+	for _, rel := range []string{setup.ProjectSettingsFile, setup.LocalSettingsFile} {
+		if err := copyFile(filepath.Join(en.Repo.TopLevel, rel), filepath.Join(dir, rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("canary\n"), 0o644); err != nil {
+		return nil, err
+	}
+	repo, err := gitexec.Open(e.ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, args := range [][]string{{"config", "user.name", name}, {"config", "user.email", email},
+		{"add", "README.md"}, {"-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "init"}} {
+		if _, err := repo.Run(e.ctx, nil, args...); err != nil {
+			repo.Close()
+			return nil, err
+		}
+	}
+	return repo, nil
+}
+
+func copyFile(from, to string) error {
+	fi, err := os.Stat(from)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, fi.Mode().Perm())
+}
+
+// canaryTurn plays one Claude Code turn in the scratch repository through the agent hook
+// handler (`entire hooks claude-code ...`, in this process): a prompt, a written file, Stop.
+func canaryTurn(e *env, repo *gitexec.Repo) error {
+	dir := repo.TopLevel
+	transcript := filepath.Join(dir, ".git", "canary-transcript.jsonl")
+	lines := []map[string]any{
+		{"type": "user", "uuid": "c1", "message": map[string]any{"role": "user", "content": "Write canary.txt"}},
+		{"type": "assistant", "uuid": "c2", "message": map[string]any{"id": "m1", "role": "assistant", "content": []any{
+			map[string]any{"type": "tool_use", "id": "t1", "name": "Write", "input": map[string]any{"file_path": filepath.Join(dir, "canary.txt"), "content": "canary\n"}}}}},
+		{"type": "assistant", "uuid": "c3", "message": map[string]any{"id": "m2", "role": "assistant", "content": []any{
+			map[string]any{"type": "text", "text": "Done."}}}},
+	}
+	var buf bytes.Buffer
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		buf.Write(append(data, '\n'))
+	}
+	if err := os.WriteFile(transcript, nil, 0o600); err != nil {
+		return err
+	}
+	hook := func(verb string, extra map[string]string) error {
+		payload := map[string]string{"session_id": "entire-canary", "transcript_path": transcript}
+		for k, v := range extra {
+			payload[k] = v
+		}
+		data, _ := json.Marshal(payload)
+		he := &env{ctx: e.ctx, stdin: bytes.NewReader(data), stdout: io.Discard, stderr: io.Discard, cwd: dir}
+		return (&hooksCmd{Agent: "claude-code", Verb: verb, noHeal: true}).Run(he)
+	}
+	if err := hook("session-start", map[string]string{"source": "startup"}); err != nil {
+		return err
+	}
+	first, _, _ := bytes.Cut(buf.Bytes(), []byte("\n"))
+	if err := os.WriteFile(transcript, append(first, '\n'), 0o600); err != nil {
+		return err
+	}
+	if err := hook("user-prompt-submit", map[string]string{"prompt": "Write canary.txt"}); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "canary.txt"), []byte("canary\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(transcript, buf.Bytes(), 0o600); err != nil {
+		return err
+	}
+	if err := hook("stop", map[string]string{"last_assistant_message": "Done."}); err != nil {
+		return err
+	}
+	out, err := repo.Run(e.ctx, nil, "for-each-ref", "--format=%(refname:short)", "refs/heads/entire/")
+	if err != nil {
+		return err
+	}
+	for _, b := range strings.Fields(string(out)) {
+		if b != checkpoint.MetadataBranch {
+			return nil
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, ".entire", "logs", "entire.log"))
+	if i := bytes.LastIndex(log, []byte(`"level":"ERROR"`)); i >= 0 {
+		return fmt.Errorf("no temporary checkpoint; the hook logged: %s", bytes.TrimSpace(log[max(0, bytes.LastIndexByte(log[:i], '\n')+1):]))
+	}
+	return errors.New("no temporary checkpoint after Stop")
+}
