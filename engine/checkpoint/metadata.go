@@ -36,6 +36,9 @@ type CommittedMetadata struct {
 	Summary            json.RawMessage    `json:"summary,omitempty"`
 	InitialAttribution json.RawMessage    `json:"initial_attribution,omitempty"`
 	TranscriptPath     string             `json:"transcript_path,omitempty"`
+	// ForgottenAt is this tool's addition: the slot is a tombstone left by entire forget (its
+	// transcript, prompts, context and summary were removed from the branch's history).
+	ForgottenAt *time.Time `json:"forgotten_at,omitempty"`
 }
 
 // SessionFiles are the absolute tree paths of one slot, listed in the root summary.
