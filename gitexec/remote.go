@@ -22,14 +22,19 @@ var ErrRemoteRefMissing = errors.New("remote ref not found")
 // stdin and at most timeout. It never runs the pre-push hook: entire pushes
 // from inside that hook. When the remote refuses any ref as a non-fast-forward
 // the error wraps ErrPushRejected; other refusals (a remote hook declining,
-// a protected branch) and transport failures are plain *Error values.
-func (r *Repo) Push(ctx context.Context, remote string, refspecs []string, timeout time.Duration) error {
+// a protected branch) and transport failures are plain *Error values. A lease
+// whose expected value is stale is refused the same way.
+func (r *Repo) Push(ctx context.Context, remote string, refspecs []string, timeout time.Duration, opts ...PushOption) error {
 	if err := checkRemoteArgs(remote, refspecs); err != nil {
 		return fmt.Errorf("push: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	args := append([]string{"push", "--porcelain", "--no-verify", remote}, refspecs...)
+	args := []string{"push", "--porcelain", "--no-verify"}
+	for _, o := range opts {
+		args = o(args)
+	}
+	args = append(append(args, remote), refspecs...)
 	out, err := r.git(ctx, call{}, args...)
 	// git prints one "<flag>\t<from>:<to>\t<summary>" line per ref on stdout;
 	// flag "!" is a refusal, and "[rejected]" (as opposed to "[remote
@@ -47,6 +52,22 @@ func (r *Repo) Push(ctx context.Context, remote string, refspecs []string, timeo
 		return fmt.Errorf("push %s: %w", remote, err)
 	}
 	return nil
+}
+
+// A PushOption adds a flag to Push.
+type PushOption func(args []string) []string
+
+// Lease lets Push replace the remote's ref even when that is not a
+// fast-forward, but only while the remote still has it at expect
+// (--force-with-lease): a push by anyone else in between is never clobbered.
+// An empty expect adds nothing.
+func Lease(ref RefName, expect OID) PushOption {
+	return func(args []string) []string {
+		if expect == "" {
+			return args
+		}
+		return append(args, "--force-with-lease="+string(ref)+":"+string(expect))
+	}
 }
 
 // Fetch runs "git fetch --quiet --no-tags remote refspecs..." with no stdin

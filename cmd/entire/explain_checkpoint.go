@@ -81,7 +81,7 @@ func (v view) render(w io.Writer, p palette) {
 	fmt.Fprintf(w, "%s %s\n", p.label("Checkpoint:"), p.id(id))
 	var created time.Time
 	for _, s := range v.Slots {
-		fmt.Fprintf(w, "%s %s\n", p.label("Session:"), s.Meta.SessionID)
+		fmt.Fprintf(w, "%s %s%s\n", p.label("Session:"), s.Meta.SessionID, forgottenNote(s.Meta))
 		if s.Meta.CreatedAt.After(created) {
 			created = s.Meta.CreatedAt
 		}
@@ -124,6 +124,10 @@ func (v view) render(w io.Writer, p palette) {
 	for _, s := range v.Slots {
 		if len(v.Slots) > 1 {
 			fmt.Fprintf(w, "\n%s\n", p.dim("--- Session "+s.Meta.SessionID+" ---"))
+		}
+		if s.Meta.ForgottenAt != nil {
+			fmt.Fprintln(w, p.dim("(forgotten on "+s.Meta.ForgottenAt.UTC().Format("2006-01-02")+")"))
+			continue
 		}
 		data := s.ScopedTranscript()
 		if v.full {
@@ -184,4 +188,12 @@ func (v view) renderPrompts(w io.Writer, p palette) {
 	if n == 0 {
 		fmt.Fprintln(w, "  (none)")
 	}
+}
+
+// forgottenNote marks a slot entire forget left as a tombstone.
+func forgottenNote(m checkpoint.CommittedMetadata) string {
+	if m.ForgottenAt == nil {
+		return ""
+	}
+	return " (forgotten on " + m.ForgottenAt.UTC().Format("2006-01-02") + ")"
 }

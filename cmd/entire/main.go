@@ -24,6 +24,7 @@ type cli struct {
 	Reset   resetCmd   `cmd:"" help:"Delete the sessions based on HEAD and HEAD's shadow branch (--session: one)."`
 	Rewind  rewindCmd  `cmd:"" help:"Go back to a checkpoint's files and transcript (--undo: put back what the last rewind replaced)."`
 	Push    pushCmd    `cmd:"" help:"Preview (--dry-run) what the next git push sends of the record."`
+	Forget  forgetCmd  `cmd:"" help:"Preview, or with --force do, removing a session's transcripts, prompts and context from the record's whole history."`
 	Relink  relinkCmd  `cmd:"" help:"Record the checkpoints of commits whose trailer a rewrite lost, found by content."`
 	Version versionCmd `cmd:"" help:"Print the version."`
 	Hooks   hooksCmd   `cmd:"" hidden:"" help:"Entry points called by agents and git."`

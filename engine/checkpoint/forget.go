@@ -42,11 +42,20 @@ type Ledger struct {
 
 // ReadLedger reads LedgerFile at a tip of the metadata branch; none is an empty ledger.
 func ReadLedger(ctx context.Context, repo *gitexec.Repo, tip gitexec.OID) (Ledger, error) {
-	var l Ledger
 	if tip == "" {
-		return l, nil
+		return Ledger{}, nil
 	}
-	data, ok, err := repo.ReadBlob(ctx, string(tip)+":"+LedgerFile)
+	return readLedger(ctx, repo, string(tip)+":"+LedgerFile)
+}
+
+// ReadLedgerBlob reads a ledger file's blob.
+func ReadLedgerBlob(ctx context.Context, repo *gitexec.Repo, blob gitexec.OID) (Ledger, error) {
+	return readLedger(ctx, repo, string(blob))
+}
+
+func readLedger(ctx context.Context, repo *gitexec.Repo, rev string) (Ledger, error) {
+	var l Ledger
+	data, ok, err := repo.ReadBlob(ctx, rev)
 	if err != nil || !ok {
 		return l, err
 	}

@@ -56,9 +56,13 @@ func (r *Record) pushRecord(ctx context.Context, remote string) error {
 		}
 	}
 	fmt.Fprintf(r.Stderr, "[entire] Pushing session logs to %s...\n", remote)
+	var lease gitexec.OID // set when the push must replace a history that held forgotten slots
 	for range maxPushAttempts {
-		err := r.Repo.Push(ctx, remote, []string{checkpoint.MetadataBranch}, Timeout)
+		err := r.Repo.Push(ctx, remote, []string{checkpoint.MetadataBranch}, Timeout, gitexec.Lease(checkpoint.MetaRef, lease))
 		if !errors.Is(err, gitexec.ErrPushRejected) {
+			if err == nil && lease != "" {
+				r.Log.Info("replaced the remote's session logs history: forgotten slots removed", "remote", remote, "was", string(lease))
+			}
 			return err
 		}
 		r.Log.Info("session logs push rejected; merging the remote's", "remote", remote)
@@ -67,11 +71,16 @@ func (r *Record) pushRecord(ctx context.Context, remote string) error {
 			return err
 		}
 		if !ok {
+			lease = ""
 			continue // the remote branch vanished meanwhile: push afresh
 		}
-		ahead, err := r.integrate(ctx, fetched)
+		ahead, rewrote, err := r.integrate(ctx, fetched)
 		if err != nil || !ahead {
 			return err
+		}
+		lease = ""
+		if rewrote {
+			lease = fetched
 		}
 	}
 	return fmt.Errorf("remote %s kept moving: gave up after %d attempts", remote, maxPushAttempts)
@@ -85,7 +94,7 @@ func (r *Record) FetchRecord(ctx context.Context, remote string) error {
 	if err != nil || !ok {
 		return err
 	}
-	_, err = r.integrate(ctx, fetched)
+	_, _, err = r.integrate(ctx, fetched)
 	return err
 }
 
@@ -126,44 +135,57 @@ func (r *Record) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OID
 }
 
 // integrate makes the local metadata branch contain fetched, with compare-and-swap: create
-// it, fast-forward it, or commit a union merge. ahead reports that the local branch now has
-// commits the fetched tip lacks, so a push is due.
-func (r *Record) integrate(ctx context.Context, fetched gitexec.OID) (ahead bool, err error) {
+// it, fast-forward it, or commit a union merge. Both histories are first cleaned of any slot
+// either side forgot (forget.go). ahead reports that the local branch now differs from the
+// fetched tip (it has commits the fetched tip lacks), so a push is due; rewrote that the fetched history itself had to be
+// cleaned, so that push must replace the remote's history (with a lease on fetched).
+func (r *Record) integrate(ctx context.Context, fetched gitexec.OID) (ahead, rewrote bool, err error) {
 	var rt gitexec.RefRetry
 	for rt.Next() {
 		local, ok, err := r.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
-		next := fetched
-		switch {
-		case !ok:
+		if !ok {
 			local = ""
-		case local == fetched:
-			return false, nil
-		default:
-			if ahead, err := r.Repo.IsAncestor(ctx, fetched, local); err != nil || ahead {
-				return ahead, err
-			}
-			ff, err := r.Repo.IsAncestor(ctx, local, fetched)
-			if err != nil {
-				return false, err
-			}
-			if !ff {
-				if next, err = r.mergeCommit(ctx, local, fetched); err != nil {
-					return false, err
-				}
-			}
+		}
+		base, theirs, err := r.cleanPair(ctx, local, fetched)
+		if err != nil {
+			return false, false, err
+		}
+		rewrote = theirs != fetched
+		next, err := r.joined(ctx, base, theirs)
+		if err != nil {
+			return false, false, err
+		}
+		if next == local {
+			return next != fetched, rewrote, nil
 		}
 		err = r.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: next, Old: local}})
 		if rt.Moved(err) {
 			continue // a local writer committed meanwhile: integrate its tip instead
 		}
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		r.Log.Info("integrated remote session logs", "fetched", string(fetched), "local", string(local), "new", string(next))
-		return next != fetched, nil
+		return next != fetched, rewrote, nil
 	}
-	return false, rt.Err("integrate " + checkpoint.MetadataBranch)
+	return false, false, rt.Err("integrate " + checkpoint.MetadataBranch)
+}
+
+// joined is the tip that contains both local ("" for none) and fetched: one of them when it
+// contains the other, else their union merge.
+func (r *Record) joined(ctx context.Context, local, fetched gitexec.OID) (gitexec.OID, error) {
+	if local == "" || local == fetched {
+		return fetched, nil
+	}
+	if ahead, err := r.Repo.IsAncestor(ctx, fetched, local); err != nil || ahead {
+		return local, err
+	}
+	ff, err := r.Repo.IsAncestor(ctx, local, fetched)
+	if err != nil || ff {
+		return fetched, err
+	}
+	return r.mergeCommit(ctx, local, fetched)
 }

@@ -71,6 +71,13 @@ func (r *Record) unionTree(ctx context.Context, dir string, local, fetched gitex
 		switch {
 		case !both:
 			changes = append(changes, gitexec.TreeChange{Path: name, Mode: l.Mode, OID: l.OID})
+		case f.OID != l.OID && dir == "" && name == checkpoint.LedgerFile:
+			// Both sides forgot something: the union, so neither list is lost.
+			oid, err := r.unionLedgers(ctx, l.OID, f.OID)
+			if err != nil {
+				return "", err
+			}
+			changes = append(changes, gitexec.TreeChange{Path: name, Mode: f.Mode, OID: oid})
 		case f.OID == l.OID || f.Type != "tree" || l.Type != "tree":
 			// Equal, or a conflict the fetched side wins.
 		default:

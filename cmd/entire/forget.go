@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
+)
+
+// forgetCmd is `entire forget`: remove a session's (or a checkpoint's) transcripts, prompts,
+// context and summary from the whole history of entire/checkpoints/v1, leaving tombstones.
+type forgetCmd struct {
+	Target string `arg:"" help:"A session ID, or a checkpoint ID (or a unique prefix of one): every session slot of that checkpoint."`
+	Force  bool   `short:"f" help:"Forget what the preview lists."`
+}
+
+// forgetSlot is one slot the preview lists.
+type forgetSlot struct {
+	checkpoint string
+	slot       int
+	meta       checkpoint.CommittedMetadata
+	bytes      int64
+}
+
+func (c *forgetCmd) Run(e *env) error {
+	en, done, err := openEngine(e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	tip, ok, err := en.Repo.ResolveRef(e.ctx, checkpoint.MetaRef)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("there is no %s branch in this clone: nothing to forget", checkpoint.MetadataBranch)
+	}
+	slots, forgotten, err := c.find(e, en, &checkpoint.Reader{Repo: en.Repo, Tip: tip})
+	if err != nil {
+		return err
+	}
+	for _, s := range forgotten {
+		fmt.Fprintf(e.stdout, "Checkpoint %s, session %s: already forgotten on %s.\n", s.checkpoint, s.meta.SessionID, s.meta.ForgottenAt.UTC().Format("2006-01-02"))
+	}
+	if len(slots) == 0 {
+		return nil
+	}
+	for _, s := range slots {
+		if st, err := en.Store.Peek(s.meta.SessionID); err == nil && st.Phase.Normalize() == session.PhaseActive {
+			return fmt.Errorf("session %s is in the middle of a turn: its turn end would write the transcript again; forget it once the turn has ended", s.meta.SessionID)
+		}
+	}
+	fmt.Fprintf(e.stdout, "%s %d session slots (transcripts, prompts, context and summary, in every commit of %s):\n",
+		map[bool]string{false: "Would forget", true: "Forgetting"}[c.Force], len(slots), checkpoint.MetadataBranch)
+	for _, s := range slots {
+		fmt.Fprintf(e.stdout, "  %s/%d  session %s (%s, %s), %d bytes\n", s.checkpoint, s.slot, s.meta.SessionID,
+			orUnknown(s.meta.Agent), s.meta.CreatedAt.UTC().Format("2006-01-02 15:04"), s.bytes)
+	}
+	if !c.Force {
+		fmt.Fprintln(e.stdout, "Nothing was forgotten. Run with --force to forget these sessions.")
+		return nil
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	var list []checkpoint.Forgotten
+	checkpoints := map[string]bool{}
+	for _, s := range slots {
+		list = append(list, checkpoint.Forgotten{CheckpointID: s.checkpoint, SessionID: s.meta.SessionID, ForgottenAt: now})
+		checkpoints[s.checkpoint] = true
+	}
+	if err := en.Sharing().Forget(e.ctx, list); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Forgot %d session slots in %d checkpoints; each keeps a tombstone, so trailers still resolve.\n", len(slots), len(checkpoints))
+	fmt.Fprintln(e.stdout, "The remote loses them at the next git push (the pre-push hook replaces its history with a lease).")
+	fmt.Fprintf(e.stdout, "This clone's object store keeps the old copies until they expire: git reflog expire --expire=now refs/heads/%s && git gc --prune=now\n", checkpoint.MetadataBranch)
+	return nil
+}
+
+// find lists the slots the target names at the reader's tip: those still to forget, and
+// those already forgotten.
+func (c *forgetCmd) find(e *env, en *engine.Engine, rd *checkpoint.Reader) (todo, done []forgetSlot, err error) {
+	ids := []string{}
+	bySession := true
+	if id, rerr := rd.Resolve(e.ctx, c.Target); rerr == nil {
+		ids, bySession = []string{id}, false
+	} else if ae := (*checkpoint.AmbiguousError)(nil); errors.As(rerr, &ae) {
+		return nil, nil, rerr
+	} else if ids, err = rd.ListCommitted(e.ctx); err != nil {
+		return nil, nil, err
+	}
+	for _, id := range ids {
+		cp, err := rd.ReadCheckpointInfo(e.ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cp.Legacy && !bySession {
+			return nil, nil, fmt.Errorf("checkpoint %s has the legacy flat layout, which entire forget does not rewrite", id)
+		}
+		for n, s := range cp.Slots {
+			if cp.Legacy || bySession && s.Meta.SessionID != c.Target {
+				continue
+			}
+			fs := forgetSlot{checkpoint: id, slot: n, meta: s.Meta}
+			if s.Meta.ForgottenAt != nil {
+				done = append(done, fs)
+				continue
+			}
+			if fs.bytes, err = treeBytes(e, en, s.Tree); err != nil {
+				return nil, nil, err
+			}
+			todo = append(todo, fs)
+		}
+	}
+	if len(todo) == 0 && len(done) == 0 {
+		return nil, nil, fmt.Errorf("no checkpoint or session %q in %s", c.Target, checkpoint.MetadataBranch)
+	}
+	return todo, done, nil
+}
+
+// treeBytes is the size of every file under a tree.
+func treeBytes(e *env, en *engine.Engine, tree string) (int64, error) {
+	out, err := en.Repo.Run(e.ctx, nil, "ls-tree", "-r", "-l", "-z", tree)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, _, _ := strings.Cut(rec, "\t")
+		if f := strings.Fields(meta); len(f) == 4 {
+			n, _ := strconv.ParseInt(f[3], 10, 64)
+			total += n
+		}
+	}
+	return total, nil
+}
+
+// orUnknown is s, or "unknown agent" when empty.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown agent"
+	}
+	return s
+}
