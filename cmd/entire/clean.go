@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/maintenance"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/setup"
@@ -13,7 +16,8 @@ import (
 // cleanCmd is `entire clean` (spec §5.4, §10): list the shadow branches no session state
 // refers to and the session states nothing needs any more; delete them only with --force.
 type cleanCmd struct {
-	Force bool `short:"f" help:"Delete what the preview lists."`
+	Force     bool `short:"f" help:"Delete what the preview lists."`
+	Retention bool `help:"Instead, forget the session slots the retention settings (strategy_options.retention_days, retention_max_mb) no longer keep."`
 }
 
 func (c *cleanCmd) Run(e *env) error {
@@ -22,6 +26,9 @@ func (c *cleanCmd) Run(e *env) error {
 		return err
 	}
 	defer closeEngine()
+	if c.Retention {
+		return c.retention(e, en)
+	}
 	plan, err := maintenance.New(en).PlanClean(e.ctx)
 	if err != nil {
 		return err
@@ -54,6 +61,52 @@ func (c *cleanCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "Deleted %d items:\n", len(plan.Branches)+len(plan.States))
 	return maintenance.New(en).Clean(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, "  "+line) })
+}
+
+// retention previews, and with --force applies, the retention policy: the slots it lists are
+// forgotten as entire forget does.
+func (c *cleanCmd) retention(e *env, en *engine.Engine) error {
+	settings, err := setup.LoadSettings(en.Repo.TopLevel)
+	if err != nil {
+		return err
+	}
+	policy, err := settings.Retention()
+	if err != nil {
+		return err
+	}
+	if !policy.Set() {
+		return errors.New("no retention is configured: set strategy_options.retention_days and/or retention_max_mb in .entire/settings.json")
+	}
+	plan, err := maintenance.New(en).PlanRetention(e.ctx, policy, time.Now())
+	if err != nil {
+		return err
+	}
+	for _, s := range plan.Skipped {
+		fmt.Fprintf(e.stdout, "Skipped %s/%d: session %s is in the middle of a turn.\n", s.CheckpointID, s.Slot, s.SessionID)
+	}
+	if len(plan.Forget) == 0 {
+		fmt.Fprintf(e.stdout, "The record is within its retention (%d session slots, %d bytes).\n", plan.Kept, plan.Bytes)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Session slots past retention (%d; the record goes from %d to %d bytes):\n", len(plan.Forget), plan.Bytes, plan.KeptBytes)
+	for _, s := range plan.Forget {
+		fmt.Fprintf(e.stdout, "  %s/%d  session %s (%s, %s), %d bytes: %s\n", s.CheckpointID, s.Slot, s.SessionID,
+			orUnknown(s.Agent), s.CreatedAt.UTC().Format("2006-01-02 15:04"), s.Bytes, s.Reason)
+	}
+	if !c.Force {
+		fmt.Fprintln(e.stdout, "Nothing was forgotten. Run with --force to forget these session slots.")
+		return nil
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	list := make([]checkpoint.Forgotten, 0, len(plan.Forget))
+	for _, s := range plan.Forget {
+		list = append(list, checkpoint.Forgotten{CheckpointID: s.CheckpointID, SessionID: s.SessionID, ForgottenAt: now})
+	}
+	if err := en.Sharing().Forget(e.ctx, list); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Forgot %d session slots; the remote loses them at the next git push.\n", len(list))
+	return nil
 }
 
 // openEngine opens the repository and an engine that logs to .entire/logs/entire.log, for

@@ -35,6 +35,12 @@ func (c *doctorCmd) Run(e *env) error {
 		return err
 	}
 	problems += checkHooksAndJournals(e, en)
+	if settings, err := setup.LoadSettings(en.Repo.TopLevel); err == nil {
+		for _, u := range settings.Unsupported() {
+			fmt.Fprintf(e.stdout, "Setting refused: %s\n", u)
+			problems++
+		}
+	}
 	problems += canary(e, en)
 	stuck, err := m.FindStuck(e.ctx)
 	if err != nil {

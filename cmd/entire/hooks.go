@@ -71,6 +71,9 @@ func (c *hooksCmd) Run(e *env) error {
 	defer closeLog()
 	h.log = log.With("component", "hooks", "agent", c.Agent, "hook", c.Verb)
 	h.log.Debug("hook invoked")
+	for _, u := range h.settings.Unsupported() {
+		h.log.Warn("setting refused", "reason", u)
+	}
 	defer func() {
 		h.log.Debug("hook completed", "duration_ms", time.Since(h.started).Milliseconds(), "success", h.failed == nil)
 	}()

@@ -43,6 +43,9 @@ func (c *statusCmd) Run(e *env) error {
 		wired = append(wired, "none (run `entire enable --agent <name>`)")
 	}
 	fmt.Fprintf(e.stdout, "Agents: %s\n", strings.Join(wired, ", "))
+	for _, u := range st.Settings.Unsupported() {
+		fmt.Fprintf(e.stdout, "Setting refused: %s\n", u)
+	}
 	if c.Detailed {
 		// The reference's lines: each settings file that exists, with what it says.
 		for _, f := range []struct{ name, rel string }{{"Project", setup.ProjectSettingsFile}, {"Local", setup.LocalSettingsFile}} {

@@ -46,6 +46,9 @@ const (
 	optPushSessions        = "push_sessions"
 	optMultiSessionWarning = "enable_multisession_warning"
 	optConfirmPush         = "confirm_push"
+	optRetentionDays       = "retention_days"
+	optRetentionMaxMB      = "retention_max_mb"
+	optSummarize           = "summarize"
 )
 
 // Settings is the effective settings (§7.1). Only the six known top-level keys exist in files.
@@ -205,4 +208,72 @@ func WriteSettings(path string, s Settings) error {
 func (s Settings) ConfirmPush() bool {
 	v, ok := s.StrategyOptions[optConfirmPush].(bool)
 	return ok && v
+}
+
+// Retention is the record's retention policy (this tool's strategy options, applied by
+// `entire clean --retention`): forget the session slots older than Days, and the oldest ones
+// while the record's files exceed MaxBytes. Zero values mean no limit.
+type Retention struct {
+	Days     int
+	MaxBytes int64
+}
+
+// Set reports whether any limit is configured.
+func (r Retention) Set() bool { return r.Days > 0 || r.MaxBytes > 0 }
+
+// Retention reads strategy_options.retention_days and .retention_max_mb; a value that is not
+// a positive whole number is an error, never a silent default.
+func (s Settings) Retention() (Retention, error) {
+	var r Retention
+	days, err := positiveOption(s.StrategyOptions, optRetentionDays)
+	if err != nil {
+		return r, err
+	}
+	mb, err := positiveOption(s.StrategyOptions, optRetentionMaxMB)
+	if err != nil {
+		return r, err
+	}
+	r.Days, r.MaxBytes = int(days), mb<<20
+	return r, nil
+}
+
+// positiveOption reads a whole-number strategy option; 0 when absent.
+func positiveOption(opts map[string]any, key string) (int64, error) {
+	v, ok := opts[key]
+	if !ok {
+		return 0, nil
+	}
+	var n int64
+	var err error
+	switch v := v.(type) {
+	case json.Number:
+		n, err = v.Int64()
+	case float64:
+		n = int64(v)
+		if float64(n) != v {
+			err = errors.New("not whole")
+		}
+	default:
+		err = errors.New("not a number")
+	}
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("strategy_options.%s must be a positive whole number, not %v", key, v)
+	}
+	return n, nil
+}
+
+// Unsupported lists the settings this build would otherwise accept and ignore, each with what
+// to do: the reference's AI summaries (strategy_options.summarize) are not generated here,
+// and a malformed retention value is refused.
+func (s Settings) Unsupported() []string {
+	var out []string
+	if m, ok := s.StrategyOptions[optSummarize].(map[string]any); ok {
+		if on, _ := m["enabled"].(bool); on {
+			out = append(out, "strategy_options.summarize.enabled is not supported: this build does not generate AI summaries (remove the option)")
+		}
+	}
+	if _, err := s.Retention(); err != nil {
+		out = append(out, err.Error())
+	}
+	return out
 }
