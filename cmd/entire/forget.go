@@ -84,7 +84,7 @@ func (c *forgetCmd) Run(e *env) error {
 // find lists the slots the target names at the reader's tip: those still to forget, and
 // those already forgotten.
 func (c *forgetCmd) find(e *env, en *engine.Engine, rd *checkpoint.Reader) (todo, done []forgetSlot, err error) {
-	ids := []string{}
+	var ids []string
 	bySession := true
 	if id, rerr := rd.Resolve(e.ctx, c.Target); rerr == nil {
 		ids, bySession = []string{id}, false
