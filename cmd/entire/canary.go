@@ -49,17 +49,24 @@ func canary(e *env, en *engine.Engine) int {
 		return broken
 	}
 	defer repo.Close()
+	canaryCommit(e, repo, dir, link)
+	return broken + canaryAgents(e, en.Repo, repo, link)
+}
+
+// canaryCommit plays a turn and a commit in the scratch repository and checks each link of the
+// chain up to the checkpoint, stopping at the first broken one.
+func canaryCommit(e *env, repo *gitexec.Repo, dir string, link func(string, error) bool) {
 	if !link("the agent hook recorded a turn (a temporary checkpoint)", canaryTurn(e, repo)) {
-		return broken
+		return
 	}
 	if _, err := repo.Run(e.ctx, nil, "add", "canary.txt"); err != nil {
 		link("git add", err)
-		return broken
+		return
 	}
 	// git runs the installed hooks itself, through whatever `entire` PATH gives it.
 	if _, err := repo.Run(e.ctx, nil, "commit", "-q", "-m", "Canary"); err != nil {
 		link("git commit with the hooks", err)
-		return broken
+		return
 	}
 	msg, err := repo.CommitMessage(e.ctx, "HEAD")
 	id, ok := checkpoint.ParseCheckpointTrailer(msg)
@@ -67,20 +74,24 @@ func canary(e *env, en *engine.Engine) int {
 		err = errors.New("the commit has no Entire-Checkpoint trailer: prepare-commit-msg did not run or did not link")
 	}
 	if !link("prepare-commit-msg added the trailer", err) {
-		return broken
+		return
 	}
 	_, ok, err = repo.ReadTree(e.ctx, string(checkpoint.MetaRef)+":"+checkpoint.CheckpointPath(id))
 	if err == nil && !ok {
 		err = fmt.Errorf("checkpoint %s is not on %s: post-commit did not run or failed", id, checkpoint.MetadataBranch)
 	}
 	link("post-commit wrote the checkpoint", err)
-	pp := filepath.Join(dir, ".git", "hooks", "pre-push")
+	hooks, err := repo.GitPath(e.ctx, "hooks")
+	if err != nil {
+		link("pre-push would push the record", err)
+		return
+	}
+	pp := filepath.Join(hooks, "pre-push")
 	data, err := os.ReadFile(pp)
 	if fi, serr := os.Stat(pp); err == nil && (serr != nil || fi.Mode().Perm()&0o111 == 0 || !bytes.Contains(data, []byte("entire hooks git pre-push"))) {
 		err = errors.New("the pre-push hook is not Entire's or not executable: the record would not be pushed")
 	}
 	link("pre-push would push the record", err)
-	return broken
 }
 
 // onPath reports whether an executable named name is on PATH (without running anything).
@@ -107,20 +118,11 @@ func canaryRepo(e *env, en *engine.Engine, dir string) (*gitexec.Repo, error) {
 	if email == "" {
 		email = "canary@entire.invalid"
 	}
-	hooks, err := en.Repo.GitPath(e.ctx, "hooks")
+	hooksPath, err := canaryHooks(e, en, dir)
 	if err != nil {
 		return nil, err
 	}
-	entries, _ := os.ReadDir(hooks)
-	for _, ent := range entries {
-		if !ent.Type().IsRegular() {
-			continue
-		}
-		if err := copyFile(filepath.Join(hooks, ent.Name()), filepath.Join(dir, ".git", "hooks", ent.Name())); err != nil {
-			return nil, err
-		}
-	}
-	for _, rel := range []string{setup.ProjectSettingsFile, setup.LocalSettingsFile} {
+	for _, rel := range append([]string{setup.ProjectSettingsFile, setup.LocalSettingsFile}, hookManagerFiles...) {
 		if err := copyFile(filepath.Join(en.Repo.TopLevel, rel), filepath.Join(dir, rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
@@ -132,14 +134,74 @@ func canaryRepo(e *env, en *engine.Engine, dir string) (*gitexec.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, args := range [][]string{{"config", "user.name", name}, {"config", "user.email", email},
-		{"add", "README.md"}, {"-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "init"}} {
+	cmds := [][]string{{"config", "user.name", name}, {"config", "user.email", email}}
+	if hooksPath != "" {
+		cmds = append(cmds, []string{"config", "core.hooksPath", hooksPath})
+	}
+	cmds = append(cmds, []string{"add", "README.md"}, []string{"-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "init"})
+	for _, args := range cmds {
 		if _, err := repo.Run(e.ctx, nil, args...); err != nil {
 			repo.Close()
 			return nil, err
 		}
 	}
 	return repo, nil
+}
+
+// hookManagerFiles are the configuration files of git hook managers (lefthook) that the hooks
+// read from the repository root; the self-test copies those that exist.
+var hookManagerFiles = []string{"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
+	"lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml"}
+
+// canaryHooks gives the scratch repository the git hooks in effect here: with no
+// core.hooksPath, the hooks directory copied file for file; with an absolute one, the same
+// setting (the same directory runs); with a relative one, the same setting and that directory
+// copied (for husky's .husky/_, all of .husky: its hooks run the scripts beside it). It
+// returns the core.hooksPath to set ("" for none).
+func canaryHooks(e *env, en *engine.Engine, dir string) (string, error) {
+	hooksPath, _, err := en.Repo.ConfigGet(e.ctx, "core.hooksPath")
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case hooksPath == "":
+		hooks, err := en.Repo.GitPath(e.ctx, "hooks")
+		if err != nil {
+			return "", err
+		}
+		return "", copyDir(hooks, filepath.Join(dir, ".git", "hooks"))
+	case filepath.IsAbs(hooksPath) || strings.HasPrefix(hooksPath, "~"):
+		return hooksPath, nil
+	default:
+		rel := filepath.Clean(hooksPath)
+		if rel == "." || rel == ".." || strings.HasPrefix(filepath.ToSlash(rel), "../") {
+			return "", fmt.Errorf("core.hooksPath %q points outside the repository; the self-test cannot copy it", hooksPath)
+		}
+		if filepath.Base(rel) == "_" && filepath.Dir(rel) != "." {
+			rel = filepath.Dir(rel) // husky v9: .husky/_ runs the scripts in .husky
+		}
+		return hooksPath, copyDir(filepath.Join(en.Repo.TopLevel, rel), filepath.Join(dir, rel))
+	}
+}
+
+// copyDir copies the regular files under from to to, keeping their modes.
+func copyDir(from, to string) error {
+	return filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			if path == from && errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil {
+			return err
+		}
+		return copyFile(path, filepath.Join(to, rel))
+	})
 }
 
 func copyFile(from, to string) error {
