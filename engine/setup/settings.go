@@ -263,10 +263,14 @@ func positiveOption(opts map[string]any, key string) (int64, error) {
 }
 
 // Unsupported lists the settings this build would otherwise accept and ignore, each with what
-// to do: the reference's AI summaries (strategy_options.summarize) are not generated here,
-// and a malformed retention value is refused.
+// to do: the reference's local_dev hooks (`go run` of a checkout) and AI summaries
+// (strategy_options.summarize) are not implemented here, and a malformed retention value is
+// refused.
 func (s Settings) Unsupported() []string {
 	var out []string
+	if s.LocalDev {
+		out = append(out, "local_dev is not supported: the hooks always run `entire` from PATH (remove the key)")
+	}
 	if m, ok := s.StrategyOptions[optSummarize].(map[string]any); ok {
 		if on, _ := m["enabled"].(bool); on {
 			out = append(out, "strategy_options.summarize.enabled is not supported: this build does not generate AI summaries (remove the option)")

@@ -230,3 +230,24 @@ func TestSettingsRoundTripKeepsNumbers(t *testing.T) {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 }
+
+func TestUnsupportedSettingsAreNamed(t *testing.T) {
+	s := DefaultSettings()
+	if u := s.Unsupported(); len(u) != 0 {
+		t.Fatalf("defaults refused: %q", u)
+	}
+	s.LocalDev = true
+	s.StrategyOptions = map[string]any{
+		"summarize":      map[string]any{"enabled": true},
+		"retention_days": json.Number("1.5"),
+	}
+	u := s.Unsupported()
+	if len(u) != 3 || !strings.Contains(u[0], "local_dev") || !strings.Contains(u[1], "summarize") || !strings.Contains(u[2], "retention_days") {
+		t.Errorf("Unsupported() = %q", u)
+	}
+	s.StrategyOptions = map[string]any{"retention_days": json.Number("30"), "retention_max_mb": float64(2)}
+	r, err := s.Retention()
+	if err != nil || r.Days != 30 || r.MaxBytes != 2<<20 {
+		t.Errorf("Retention() = %+v, %v", r, err)
+	}
+}
