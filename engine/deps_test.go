@@ -16,8 +16,9 @@ const modulePath = "github.com/entirerec/entire"
 
 // execExempt are the non-test packages besides gitexec allowed to run processes, each with its reason.
 var execExempt = map[string]string{
-	modulePath + "/cmd/entire-bench": "benchmark harness: times the built binary and git as separate processes",
-	modulePath + "/events/opencode":  "OpenCode keeps its transcript in a database; `opencode export` is its only way to hand it over",
+	modulePath + "/cmd/entire-bench":     "benchmark harness: times the built binary and git as separate processes",
+	modulePath + "/events/opencode":      "OpenCode keeps its transcript in a database; `opencode export` is its only way to hand it over",
+	modulePath + "/engine/setup/hookcmd": "doctor's self-test runs each agent's configured hook command line through sh, as the agent would",
 }
 
 // area is the top-level layer of a package of this module ("" for anything else).

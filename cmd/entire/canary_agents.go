@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/setup"
+	"github.com/entirerec/entire/engine/setup/hookcmd"
 	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -80,16 +80,9 @@ func canaryAgent(ctx context.Context, a agent.Agent, userTop string, scratch *gi
 	if command == "" {
 		return "", fmt.Errorf("%s has no session-start hook calling `entire hooks %s`: sessions would be recorded late or not at all (run `entire enable --agent %s --force`)", a.ConfigFile(), a.Name(), a.Name())
 	}
-	ctx, cancel := context.WithTimeout(ctx, canaryHookTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = scratch.TopLevel
-	cmd.Stdin = bytes.NewReader(payload)
-	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+scratch.TopLevel, "GEMINI_PROJECT_DIR="+scratch.TopLevel, "FACTORY_PROJECT_DIR="+scratch.TopLevel)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("`%s` failed: %v: %s", command, err, strings.TrimSpace(stderr.String()))
+	extra := []string{"CLAUDE_PROJECT_DIR=" + scratch.TopLevel, "GEMINI_PROJECT_DIR=" + scratch.TopLevel, "FACTORY_PROJECT_DIR=" + scratch.TopLevel}
+	if err := hookcmd.Run(ctx, scratch.TopLevel, command, payload, extra, canaryHookTimeout); err != nil {
+		return "", err
 	}
 	if _, err := os.Stat(session.NewStore(scratch.CommonDir).JournalPath(sid)); err != nil {
 		return "", fmt.Errorf("`%s` ran but recorded no session (see the scratch log): %w", command, errors.Unwrap(err))
