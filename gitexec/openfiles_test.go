@@ -57,3 +57,65 @@ func TestOpenFromFilesMatchesGit(t *testing.T) {
 	gittest.Git(t, dir, "checkout", "-q", "--detach")
 	check("detached", dir)
 }
+
+// ResolveRef in a repository opened from its files reads loose and packed refs without git and
+// agrees with git: present, packed, missing, and a name that is a directory of refs.
+func TestResolveRefFromFilesMatchesGit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.Identity(t)
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	gittest.Git(t, dir, "branch", "entire/packed")
+	gittest.Git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
+	gittest.Git(t, dir, "branch", "entire/loose")
+	path := os.Getenv("PATH")
+	os.Setenv("PATH", t.TempDir()) // no git to run: the files must do
+	files, err := gitexec.Open(ctx, dir)
+	if err != nil {
+		os.Setenv("PATH", path)
+		t.Fatal(err)
+	}
+	defer files.Close()
+	type answer struct {
+		oid gitexec.OID
+		ok  bool
+	}
+	var got []answer
+	refs := []gitexec.RefName{"refs/heads/main", "refs/heads/entire/packed", "refs/heads/entire/loose", "refs/heads/entire/missing", "refs/heads/entire"}
+	for _, ref := range refs {
+		oid, ok, err := files.ResolveRef(ctx, ref)
+		if err != nil && ref != "refs/heads/entire" {
+			t.Errorf("%s from files: %v", ref, err)
+		}
+		got = append(got, answer{oid, ok})
+	}
+	os.Setenv("PATH", path)
+	t.Setenv("GIT_CEILING_DIRECTORIES", "/nonexistent") // forces the rev-parse path
+	viaGit, err := gitexec.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer viaGit.Close()
+	for i, ref := range refs {
+		oid, ok, err := viaGit.ResolveRef(ctx, ref)
+		if err != nil {
+			t.Fatalf("%s: %v", ref, err)
+		}
+		if i == len(refs)-1 {
+			// A directory of refs: the files cannot say; the fallback asked git (PATH was empty
+			// then, so an error), never a wrong answer.
+			if got[i].ok {
+				t.Errorf("%s from files = %+v, want no answer", ref, got[i])
+			}
+			continue
+		}
+		if got[i] != (answer{oid, ok}) {
+			t.Errorf("%s: files say %+v, git says %s %v", ref, got[i], oid, ok)
+		}
+	}
+	if !got[0].ok || !got[1].ok || !got[2].ok || got[3].ok {
+		t.Errorf("answers = %+v", got)
+	}
+}

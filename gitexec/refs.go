@@ -59,7 +59,10 @@ func (r *Repo) HeadBranch(ctx context.Context) (string, bool, error) {
 
 // ResolveRef returns the object ref points to; ok=false when the ref does not
 // exist. Names under "refs/" are matched exactly, never by git's
-// abbreviation rules; other names must be pseudo-refs such as "HEAD".
+// abbreviation rules; other names must be pseudo-refs such as "HEAD". In a
+// repository opened from its files it reads the loose ref or packed-refs
+// without starting git (a stale answer only costs the compare-and-swap that
+// follows every read-then-write a retry).
 func (r *Repo) ResolveRef(ctx context.Context, ref RefName) (OID, bool, error) {
 	name := string(ref)
 	if !strings.HasPrefix(name, "refs/") {
@@ -67,6 +70,15 @@ func (r *Repo) ResolveRef(ctx context.Context, ref RefName) (OID, bool, error) {
 			return "", false, fmt.Errorf("resolve ref %q: not a full ref name", name)
 		}
 		return r.revParseVerify(ctx, name)
+	}
+	if r.filesRefs {
+		if oid, found, ok := refFromFiles(r.GitDir, name); ok {
+			if !found {
+				return "", false, nil
+			}
+			id, err := r.parseOIDLen(oid)
+			return id, err == nil, err
+		}
 	}
 	refs, err := r.forEachRef(ctx, name)
 	if err != nil {

@@ -27,6 +27,9 @@ type Repo struct {
 	cat        batchProc
 	mktree     batchProc
 	headAtOpen OID // HEAD when opened; "" on an unborn branch
+	// filesRefs: opened from its files (openFromFiles), so refs are loose files and
+	// packed-refs in GitDir, and ResolveRef reads them without a process.
+	filesRefs bool
 }
 
 // Open finds the work tree containing dir with one "git rev-parse". It works
@@ -131,7 +134,7 @@ func openFromFiles(dir string, env []string) (*Repo, bool) {
 		return nil, false
 	}
 	r := &Repo{
-		TopLevel: root, GitDir: gitDir, CommonDir: gitDir, env: env, hexLen: 40,
+		TopLevel: root, GitDir: gitDir, CommonDir: gitDir, env: env, hexLen: 40, filesRefs: true,
 		cat:    batchProc{args: []string{"cat-file", "--batch"}},
 		mktree: batchProc{args: []string{"mktree", "-z", "--batch", "--missing"}},
 	}
@@ -160,26 +163,38 @@ func headFromFiles(gitDir string) (string, bool) {
 	if !isRef {
 		return head, len(head) == 40
 	}
-	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
-		return "", false
+	oid, _, ok := refFromFiles(gitDir, ref)
+	return oid, ok
+}
+
+// refFromFiles reads a full ref name from a files-backend git directory: the loose ref file,
+// else its packed-refs line. found=false when the ref exists in neither; ok=false when the
+// files cannot say (a symbolic ref, an unreadable file, a malformed line): ask git.
+func refFromFiles(gitDir, ref string) (oid string, found, ok bool) {
+	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") || strings.ContainsAny(ref, "\\\x00") {
+		return "", false, false
 	}
-	if data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+	data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
+	if err == nil {
 		oid := strings.TrimSpace(string(data))
-		return oid, len(oid) == 40 && !strings.HasPrefix(oid, "ref:")
+		return oid, true, len(oid) == 40 && !strings.HasPrefix(oid, "ref:")
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", false, false
 	}
 	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
 	if errors.Is(err, os.ErrNotExist) {
-		return "", true
+		return "", false, true
 	}
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
 	for _, line := range strings.Split(string(packed), "\n") {
-		if oid, name, ok := strings.Cut(line, " "); ok && name == ref {
-			return oid, len(oid) == 40
+		if o, name, cut := strings.Cut(line, " "); cut && name == ref {
+			return o, true, len(o) == 40
 		}
 	}
-	return "", true
+	return "", false, true
 }
 
 // cleanPath turns a path printed by git into a clean native path.
