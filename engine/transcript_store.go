@@ -171,11 +171,8 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 		out.cache = append(out.cache, ref)
 	}
 	if len(contents) > 0 {
-		oids, err := en.Repo.HashBlobs(ctx, contents)
-		if err != nil {
-			return out, fmt.Errorf("write transcript chunks: %w", err)
-		}
-		for j, oid := range oids {
+		// Written with the checkpoint's other blobs, by the same hash-object process.
+		for j, oid := range en.Repo.DeferBlobs(contents) {
 			i := reused + j
 			out.files = append(out.files, gitexec.TreeChange{Path: chunkName(i), Mode: "100644", OID: oid})
 			out.cache[i].Blob = string(oid)

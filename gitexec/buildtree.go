@@ -238,5 +238,6 @@ func (r *Repo) mktreeWrite(ctx context.Context, entries []TreeEntry) (OID, error
 	if err != nil {
 		return "", fmt.Errorf("git mktree: %w", err)
 	}
+	r.noteTree(oid)
 	return oid, nil
 }

@@ -19,8 +19,21 @@ type object struct {
 }
 
 // readObject asks the long-lived "git cat-file --batch" for rev; ok=false
-// when it does not name an object.
+// when it does not name an object. A miss that may lead to a deferred blob
+// (DeferBlobs) writes the deferred blobs and asks again.
 func (r *Repo) readObject(ctx context.Context, rev string) (object, bool, error) {
+	obj, ok, err := r.readObjectOnce(ctx, rev)
+	if err != nil || ok || !r.mayReachDeferred(rev) {
+		return obj, ok, err
+	}
+	if err := r.flushDeferred(ctx); err != nil {
+		return object{}, false, fmt.Errorf("read object %s: %w", rev, err)
+	}
+	return r.readObjectOnce(ctx, rev)
+}
+
+// readObjectOnce is one cat-file request.
+func (r *Repo) readObjectOnce(ctx context.Context, rev string) (object, bool, error) {
 	if rev == "" || strings.ContainsAny(rev, "\x00\n") {
 		return object{}, false, fmt.Errorf("read object: invalid revision %q", rev)
 	}

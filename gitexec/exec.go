@@ -22,6 +22,9 @@ type call struct {
 // git runs one git process in the repository and returns its stdout. A
 // failure is an *Error, wrapped by classify when it is of a known kind.
 func (r *Repo) git(ctx context.Context, c call, args ...string) ([]byte, error) {
+	if err := r.flushDeferred(ctx); err != nil {
+		return nil, err
+	}
 	env := r.env
 	if len(c.env) > 0 {
 		env = withEnv(r.env, c.env...)

@@ -3,11 +3,16 @@ package gitexec
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"hash"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // HashFiles writes work-tree files (paths relative to TopLevel, "/"
@@ -114,7 +119,114 @@ func (r *Repo) fillOIDs(oids []OID, at []int, out []byte) error {
 // through one "git fast-import" (a stream of blob commands, then one get-mark
 // per blob), however many there are; git stores small batches as loose
 // objects and larger ones as a pack.
+//
+// Blobs given to DeferBlobs before are written by the same process.
 func (r *Repo) HashBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
+	early, want := r.takeDeferred()
+	if len(early) == 0 {
+		return r.writeBlobs(ctx, contents)
+	}
+	oids, err := r.writeBlobs(ctx, append(early, contents...))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDeferred(oids, want); err != nil {
+		return nil, err
+	}
+	return oids[len(early):], nil
+}
+
+// DeferBlobs returns the ids contents will have as blobs and queues their writing: the next
+// HashBlobs writes them in its own process; any other git process, an object read that misses
+// and may lead to them, or Close writes them first, so git never looks for one before it exists (tree writes need not
+// wait: mktree runs with --missing). A writer that would
+// otherwise start hash-object twice in a row starts it once.
+func (r *Repo) DeferBlobs(contents [][]byte) []OID {
+	oids := make([]OID, len(contents))
+	for i, c := range contents {
+		var h hash.Hash = sha1.New()
+		if r.hexLen == 64 {
+			h = sha256.New()
+		}
+		fmt.Fprintf(h, "blob %d\x00", len(c))
+		h.Write(c)
+		oids[i] = OID(hex.EncodeToString(h.Sum(nil)))
+	}
+	r.deferred.mu.Lock()
+	r.deferred.blobs = append(r.deferred.blobs, contents...)
+	r.deferred.oids = append(r.deferred.oids, oids...)
+	r.deferred.mu.Unlock()
+	return oids
+}
+
+// deferredBlobs are the blobs DeferBlobs queued and not yet written.
+type deferredBlobs struct {
+	mu    sync.Mutex
+	blobs [][]byte
+	oids  []OID
+	trees []OID // written while they waited (see mayReachDeferred)
+}
+
+// noteTree records a tree written while blobs are deferred: it may contain them.
+func (r *Repo) noteTree(oid OID) {
+	r.deferred.mu.Lock()
+	defer r.deferred.mu.Unlock()
+	if len(r.deferred.blobs) > 0 {
+		r.deferred.trees = append(r.deferred.trees, oid)
+	}
+}
+
+// mayReachDeferred reports whether a revision that git could not find may lead to a deferred
+// blob: it starts with a deferred blob's id or with a tree written since they were deferred.
+// Anything else was there before them and cannot name them.
+func (r *Repo) mayReachDeferred(rev string) bool {
+	r.deferred.mu.Lock()
+	defer r.deferred.mu.Unlock()
+	for _, ids := range [][]OID{r.deferred.oids, r.deferred.trees} {
+		for _, id := range ids {
+			if strings.HasPrefix(rev, string(id)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// takeDeferred empties the queue of deferred blobs and returns it.
+func (r *Repo) takeDeferred() ([][]byte, []OID) {
+	r.deferred.mu.Lock()
+	defer r.deferred.mu.Unlock()
+	blobs, oids := r.deferred.blobs, r.deferred.oids
+	r.deferred.blobs, r.deferred.oids, r.deferred.trees = nil, nil, nil
+	return blobs, oids
+}
+
+// flushDeferred writes the deferred blobs, if any.
+func (r *Repo) flushDeferred(ctx context.Context) error {
+	blobs, want := r.takeDeferred()
+	if len(blobs) == 0 {
+		return nil
+	}
+	oids, err := r.writeBlobs(ctx, blobs)
+	if err != nil {
+		return fmt.Errorf("write deferred blobs: %w", err)
+	}
+	return checkDeferred(oids, want)
+}
+
+// checkDeferred compares the ids git gave the deferred blobs (the first of oids) with those
+// DeferBlobs computed.
+func checkDeferred(oids, want []OID) error {
+	for i, w := range want {
+		if oids[i] != w {
+			return fmt.Errorf("deferred blob %d: git wrote %s, expected %s", i, oids[i], w)
+		}
+	}
+	return nil
+}
+
+// writeBlobs is HashBlobs without the deferred blobs.
+func (r *Repo) writeBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
 	if len(contents) == 0 {
 		return []OID{}, nil
 	}

@@ -1,13 +1,17 @@
 package gitexec_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/entirerec/entire/gitexec"
+	"github.com/entirerec/entire/gitexec/gittest"
 )
 
 func TestHashFilesMatchesGitAdd(t *testing.T) {
@@ -96,4 +100,76 @@ func TestHashBlobsMany(t *testing.T) {
 	if got, err := r.HashBlobs(ctx, nil); err != nil || len(got) != 0 {
 		t.Errorf("HashBlobs(nil) = %v, %v", got, err)
 	}
+}
+
+// Deferred blobs get git's ids and exist before anything can name them: written by the next
+// HashBlobs, before another git process or object read, or at Close.
+func TestDeferBlobs(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		after func(r *gitexec.Repo, oids []gitexec.OID) error
+	}{
+		{"next HashBlobs", func(r *gitexec.Repo, _ []gitexec.OID) error {
+			_, err := r.HashBlobs(ctx, [][]byte{[]byte("other")})
+			return err
+		}},
+		{"read through a tree", func(r *gitexec.Repo, oids []gitexec.OID) error {
+			tree, err := r.BuildTree(ctx, "", []gitexec.TreeChange{{Path: "d/x", Mode: "100644", OID: oids[0]}})
+			if err != nil {
+				return err
+			}
+			data, ok, err := r.ReadBlob(ctx, string(tree)+":d/x")
+			if err == nil && (!ok || string(data) != "deferred one\n") {
+				err = fmt.Errorf("read back %q, %v", data, ok)
+			}
+			return err
+		}},
+		{"git process", func(r *gitexec.Repo, _ []gitexec.OID) error {
+			_, err := r.Run(ctx, nil, "rev-parse", "HEAD")
+			return err
+		}},
+		{"close", func(r *gitexec.Repo, _ []gitexec.OID) error { return r.Close() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := gittest.Repo(t)
+			gittest.Commit(t, repo, "refs/heads/main", "", "init", map[string]string{"a": "a"})
+			contents := [][]byte{[]byte("deferred one\n"), {}, []byte("deferred\x00two")}
+			oids := repo.DeferBlobs(contents)
+			for i, c := range contents {
+				want := gitStdin(t, repo.TopLevel, c, "hash-object", "--stdin")
+				if string(oids[i]) != want {
+					t.Errorf("blob %d: id %s, git says %s", i, oids[i], want)
+				}
+				if gitOK(repo.TopLevel, "cat-file", "-e", string(oids[i])) {
+					t.Errorf("blob %d exists before it was due", i)
+				}
+			}
+			if err := tc.after(repo, oids); err != nil {
+				t.Fatal(err)
+			}
+			for i, oid := range oids {
+				if !gitOK(repo.TopLevel, "cat-file", "-e", string(oid)) {
+					t.Errorf("blob %d (%s) was not written", i, oid)
+				}
+			}
+		})
+	}
+}
+
+// gitStdin runs git with stdin and returns its trimmed output.
+func gitStdin(t *testing.T, dir string, stdin []byte, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// gitOK reports whether git succeeds.
+func gitOK(dir string, args ...string) bool {
+	return exec.Command("git", append([]string{"-C", dir}, args...)...).Run() == nil
 }

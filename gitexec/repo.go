@@ -30,6 +30,7 @@ type Repo struct {
 	// filesRefs: opened from its files (openFromFiles), so refs are loose files and
 	// packed-refs in GitDir, and ResolveRef reads them without a process.
 	filesRefs bool
+	deferred  deferredBlobs // DeferBlobs' queue
 }
 
 // Open finds the work tree containing dir with one "git rev-parse". It works
@@ -206,7 +207,7 @@ func cleanPath(p string) string {
 // once; batch operations (object reads, tree writes) fail with ErrClosed
 // afterwards.
 func (r *Repo) Close() error {
-	return errors.Join(r.cat.close(), r.mktree.close())
+	return errors.Join(r.flushDeferred(context.Background()), r.cat.close(), r.mktree.close())
 }
 
 // WorktreeID returns "" for the main work tree and, for a linked one, its
