@@ -71,16 +71,15 @@ func (en *Engine) WorktreeChanges(ctx context.Context, paths []string) ([]gitexe
 	return changes, nil
 }
 
-// BlobChanges writes in-memory files as blobs under dir, in one batch.
+// BlobChanges turns in-memory files into blob changes under dir. The blobs are deferred
+// (gitexec.DeferBlobs): every blob of a checkpoint is written by one hash-object, started
+// before the commit-tree that needs them.
 func (en *Engine) BlobChanges(ctx context.Context, dir string, files []NamedBlob) ([]gitexec.TreeChange, error) {
 	contents := make([][]byte, len(files))
 	for i, f := range files {
 		contents[i] = f.Data
 	}
-	oids, err := en.Repo.HashBlobs(ctx, contents)
-	if err != nil {
-		return nil, fmt.Errorf("write blobs: %w", err)
-	}
+	oids := en.Repo.DeferBlobs(contents)
 	out := make([]gitexec.TreeChange, len(files))
 	for i, f := range files {
 		out[i] = gitexec.TreeChange{Path: path.Join(dir, f.Name), Mode: "100644", OID: oids[i]}

@@ -17,13 +17,18 @@ const waitDelay = 5 * time.Second
 type call struct {
 	stdin io.Reader
 	env   []string // added to the repository environment; a later entry wins
+	// writesOnly: the process reads no object (hash-object of files), so blobs deferred by
+	// DeferBlobs may stay deferred.
+	writesOnly bool
 }
 
 // git runs one git process in the repository and returns its stdout. A
 // failure is an *Error, wrapped by classify when it is of a known kind.
 func (r *Repo) git(ctx context.Context, c call, args ...string) ([]byte, error) {
-	if err := r.flushDeferred(ctx); err != nil {
-		return nil, err
+	if !c.writesOnly {
+		if err := r.flushDeferred(ctx); err != nil {
+			return nil, err
+		}
 	}
 	env := r.env
 	if len(c.env) > 0 {

@@ -53,7 +53,7 @@ func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]OID, error) {
 		}
 	}
 	if len(files) > 0 {
-		out, err := r.git(ctx, call{stdin: &in}, "hash-object", "-w", "--stdin-paths")
+		out, err := r.git(ctx, call{stdin: &in, writesOnly: true}, "hash-object", "-w", "--stdin-paths")
 		if err != nil {
 			return nil, fmt.Errorf("hash files: %w", err)
 		}
