@@ -67,15 +67,11 @@ func forgetMessage(slots []checkpoint.Forgotten) string {
 
 // commitLedger commits the ledger file on top of parent.
 func (r *Record) commitLedger(ctx context.Context, parent gitexec.OID, l checkpoint.Ledger, msg string) (gitexec.OID, error) {
-	data, err := checkpoint.MarshalJSON(l)
+	blob, err := r.ledgerBlob(ctx, l)
 	if err != nil {
 		return "", err
 	}
-	blobs, err := r.Repo.HashBlobs(ctx, [][]byte{data})
-	if err != nil {
-		return "", err
-	}
-	tree, err := r.Repo.BuildTree(ctx, parent, []gitexec.TreeChange{{Path: checkpoint.LedgerFile, Mode: "100644", OID: blobs[0]}})
+	tree, err := r.Repo.BuildTree(ctx, parent, []gitexec.TreeChange{{Path: checkpoint.LedgerFile, Mode: "100644", OID: blob}})
 	if err != nil {
 		return "", err
 	}
@@ -123,13 +119,14 @@ func (r *Record) unionLedgers(ctx context.Context, local, fetched gitexec.OID) (
 		ls[i] = l
 	}
 	u, _ := ls[1].Union(ls[0])
-	data, err := checkpoint.MarshalJSON(u)
+	return r.ledgerBlob(ctx, u)
+}
+
+// ledgerBlob writes a ledger file's blob.
+func (r *Record) ledgerBlob(ctx context.Context, l checkpoint.Ledger) (gitexec.OID, error) {
+	data, err := checkpoint.MarshalJSON(l)
 	if err != nil {
 		return "", err
 	}
-	blobs, err := r.Repo.HashBlobs(ctx, [][]byte{data})
-	if err != nil {
-		return "", err
-	}
-	return blobs[0], nil
+	return r.Repo.DeferBlobs([][]byte{data})[0], nil
 }
