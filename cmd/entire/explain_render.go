@@ -46,7 +46,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 //	 "sessions": [{"session_id", "agent", "created_at" (RFC 3339), "files_touched": [],
 //	               "token_usage": {input_tokens, cache_creation_tokens, cache_read_tokens,
 //	                               output_tokens, api_call_count} or null,
-//	               "prompts": [] (prompt.txt), "transcript_start": <line>}],
+//	               "prompts": [] (prompt.txt), "transcript_start": <line>,
+//	               "forgotten_at": (RFC 3339, only for a slot entire forget emptied)}],
 //	 "commits": [{"sha", "subject", "date" (RFC 3339)}],   (linked commits reachable from HEAD)
 //	 "files_touched": []}
 type jsonCheckpoint struct {
@@ -67,6 +68,7 @@ type jsonSession struct {
 	TokenUsage      *events.TokenUsage `json:"token_usage"`
 	Prompts         []string           `json:"prompts"`
 	TranscriptStart int                `json:"transcript_start"`
+	ForgottenAt     *time.Time         `json:"forgotten_at,omitempty"`
 }
 
 type jsonCommit struct {
@@ -83,7 +85,7 @@ func checkpointJSON(cp *checkpoint.Checkpoint, commits []checkpoint.LinkedCommit
 		j.Sessions = append(j.Sessions, jsonSession{
 			SessionID: s.Meta.SessionID, Agent: s.Meta.Agent, CreatedAt: s.Meta.CreatedAt,
 			FilesTouched: nonNil(s.Meta.FilesTouched), TokenUsage: s.Meta.TokenUsage,
-			Prompts: nonNil(s.Prompts), TranscriptStart: s.TranscriptStart(),
+			Prompts: nonNil(s.Prompts), TranscriptStart: s.TranscriptStart(), ForgottenAt: s.Meta.ForgottenAt,
 		})
 	}
 	return j
