@@ -8,8 +8,8 @@ PKGS    := ./...
 help: ## Show this help.
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 
-build: ## Build bin/entire.
-	$(GO) build -o $(BIN) ./cmd/entire
+build: ## Build bin/entire (static: no dynamic loader on every hook's start).
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/entire
 
 test: ## Run every test, including the testscript scenarios in testdata/scripts.
 	$(GO) test -count=1 $(PKGS)
