@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -59,6 +60,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	e := &env{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr, cwd: cwd}
+	if h, ok := hookArgs(args); ok {
+		// Hooks run on every prompt and commit: skip building the whole command-line model.
+		return finish(stderr, h.Run(e))
+	}
 	var c cli
 	exited := -1 // kong asks to exit after --help; we return instead of running the command
 	parser, err := kong.New(&c,
@@ -91,16 +96,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if kctx.Command() == "" || len(args) == 0 {
 		return 0
 	}
-	if err := kctx.Run(); err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.err != nil {
-				fmt.Fprintln(stderr, "Error:", ee.err)
-			}
-			return ee.code
-		}
-		fmt.Fprintln(stderr, "Error:", err)
-		return 1
+	return finish(stderr, kctx.Run())
+}
+
+// finish turns a command's error into its message and exit code.
+func finish(stderr io.Writer, err error) int {
+	if err == nil {
+		return 0
 	}
-	return 0
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "Error:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "Error:", err)
+	return 1
+}
+
+// hookArgs recognizes `hooks <who> <verb> [args...]` as kong would parse it (the args after the
+// verb pass through as they are); anything else, flags included, goes through kong.
+func hookArgs(args []string) (*hooksCmd, bool) {
+	if len(args) < 3 || args[0] != "hooks" || args[1] == "" || args[2] == "" ||
+		strings.HasPrefix(args[1], "-") || strings.HasPrefix(args[2], "-") {
+		return nil, false
+	}
+	return &hooksCmd{Agent: args[1], Verb: args[2], Args: args[3:]}, true
 }
