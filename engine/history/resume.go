@@ -189,6 +189,8 @@ func (en *History) restoreFor(s checkpoint.Slot, place TranscriptPlace) (Transcr
 		return TranscriptRestore{}, "a session slot without a session ID was skipped"
 	case ResumeCommand(m.Agent, m.SessionID) == "":
 		return TranscriptRestore{}, fmt.Sprintf("session %s: agent %q cannot be resumed", m.SessionID, m.Agent)
+	case m.ForgottenAt != nil:
+		return TranscriptRestore{}, forgottenNote(m)
 	case s.Transcript == nil:
 		return TranscriptRestore{}, fmt.Sprintf("session %s: the checkpoint has no transcript", m.SessionID)
 	}

@@ -289,8 +289,12 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 	if err != nil {
 		return fmt.Errorf("read checkpoint %s: %w", p.CheckpointID, err)
 	}
+	var forgotten []string
 	for i := len(cp.Slots) - 1; i >= 0; i-- {
 		s := cp.Slots[i]
+		if s.Meta.ForgottenAt != nil {
+			forgotten = append(forgotten, forgottenNote(s.Meta))
+		}
 		if s.Meta.SessionID == "" || s.Transcript == nil {
 			continue
 		}
@@ -299,7 +303,15 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 		})
 		plan.Resume = append(plan.Resume, resumeCommand(s.Meta.Agent, s.Meta.SessionID))
 	}
+	if len(plan.Transcripts) == 0 && len(forgotten) > 0 && plan.Kind == RewindLogsOnly {
+		return fmt.Errorf("checkpoint %s has no transcript to restore: %s", p.CheckpointID, strings.Join(forgotten, "; "))
+	}
 	return nil
+}
+
+// forgottenNote says that a slot's transcript was removed by entire forget.
+func forgottenNote(m checkpoint.CommittedMetadata) string {
+	return fmt.Sprintf("session %s was forgotten on %s (entire forget)", m.SessionID, m.ForgottenAt.UTC().Format("2006-01-02"))
 }
 
 // TruncateAtUUID keeps a JSONL transcript up to and including the line whose uuid is uuid.
