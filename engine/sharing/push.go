@@ -137,8 +137,9 @@ func (r *Record) fetchRemoteTip(ctx context.Context, remote string) (gitexec.OID
 // integrate makes the local metadata branch contain fetched, with compare-and-swap: create
 // it, fast-forward it, or commit a union merge. Both histories are first cleaned of any slot
 // either side forgot (forget.go). ahead reports that the local branch now differs from the
-// fetched tip (it has commits the fetched tip lacks), so a push is due; rewrote that the fetched history itself had to be
-// cleaned, so that push must replace the remote's history (with a lease on fetched).
+// fetched tip (it has commits the fetched tip lacks), so a push is due; rewrote, that the
+// fetched history itself had to be cleaned, so that push must replace the remote's history
+// (with a lease on fetched).
 func (r *Record) integrate(ctx context.Context, fetched gitexec.OID) (ahead, rewrote bool, err error) {
 	var rt gitexec.RefRetry
 	for rt.Next() {
