@@ -72,6 +72,16 @@ func (m *Maintenance) PlanRetention(ctx context.Context, policy setup.Retention,
 			plan.Bytes += size
 		}
 	}
+	midTurn := func(sid string) bool {
+		st, err := m.Store.Peek(sid)
+		return err == nil && st.Phase.Normalize() == session.PhaseActive
+	}
+	return choose(plan, slots, policy, now, midTurn), nil
+}
+
+// choose applies a policy to the record's slots, oldest first: past the age limit, then while
+// over the size cap; a slot of a session mid-turn stays (skipped).
+func choose(plan RetentionPlan, slots []RetainedSlot, policy setup.Retention, now time.Time, midTurn func(string) bool) RetentionPlan {
 	slices.SortStableFunc(slots, func(a, b RetainedSlot) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	kept := plan.Bytes
 	for _, s := range slots {
@@ -84,7 +94,7 @@ func (m *Maintenance) PlanRetention(ctx context.Context, policy setup.Retention,
 			plan.Kept++
 			continue
 		}
-		if st, err := m.Store.Peek(s.SessionID); err == nil && st.Phase.Normalize() == session.PhaseActive {
+		if midTurn(s.SessionID) {
 			plan.Skipped = append(plan.Skipped, s)
 			plan.Kept++
 			continue
@@ -93,7 +103,7 @@ func (m *Maintenance) PlanRetention(ctx context.Context, policy setup.Retention,
 		plan.Forget = append(plan.Forget, s)
 	}
 	plan.KeptBytes = kept
-	return plan, nil
+	return plan
 }
 
 // slotSizes sums the file sizes under every <shard>/<id>/<slot> directory at tip, with one
