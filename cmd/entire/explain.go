@@ -150,7 +150,10 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 			return err
 		}
 		how := "the same change as"
-		if !links[0].Same {
+		switch {
+		case links[0].Edited:
+			how = "an edited version of"
+		case !links[0].Same:
 			how = "a squash of"
 		}
 		var from []string

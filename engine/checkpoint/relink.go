@@ -29,6 +29,9 @@ type ContentLink struct {
 	Commit       gitexec.OID `json:"commit"`
 	CheckpointID string      `json:"checkpoint_id"`
 	Same         bool        `json:"same,omitempty"` // the same change (equal patch-id); else a part of a squash
+	// Edited: the one linked commit with exactly this commit's files, some with other content
+	// (a cherry-pick or rebase whose conflicts were resolved another way, or an edit on top).
+	Edited bool `json:"edited,omitempty"`
 }
 
 // ContentIndex is what a content search compares a commit with: the linked commits reachable
@@ -163,7 +166,9 @@ func (x *ContentIndex) Find(ctx context.Context, commit gitexec.OID) ([]ContentL
 	return x.squashParts(ctx, commit)
 }
 
-// squashParts finds the linked commits a trailer-less commit is a squash of (Find).
+// squashParts finds the linked commits a trailer-less commit is a squash of (Find): linked
+// commits whose files all lie in its change, each keeping at least one file as the commit has
+// it, together covering every file it changed. One such commit alone is the same work edited.
 func (x *ContentIndex) squashParts(ctx context.Context, commit gitexec.OID) ([]ContentLink, error) {
 	mine, err := postImages(ctx, x.repo, string(commit))
 	if err != nil || len(mine) == 0 {
@@ -195,8 +200,17 @@ func (x *ContentIndex) squashParts(ctx context.Context, commit gitexec.OID) ([]C
 			covered[p] = true
 		}
 	}
-	if len(parts) < 2 || len(covered) != len(mine) {
+	if len(parts) == 0 || len(covered) != len(mine) {
 		return nil, nil
+	}
+	if len(parts) == 1 {
+		// One linked commit with the same files, at least one kept as it is: the same work,
+		// edited (a conflict resolved another way).
+		var links []ContentLink
+		for _, id := range x.trailers[parts[0]] {
+			links = append(links, ContentLink{Commit: gitexec.OID(parts[0]), CheckpointID: id, Edited: true})
+		}
+		return links, nil
 	}
 	sort.SliceStable(parts, func(i, j int) bool { return indexOf(x.order, parts[i]) > indexOf(x.order, parts[j]) }) // oldest first
 	var links []ContentLink
