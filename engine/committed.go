@@ -17,17 +17,25 @@ import (
 // once per attempt. Only a lost race is retried; a locked ref, a missing object or a full disk
 // returns at once.
 func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate func(tip gitexec.OID) ([]gitexec.TreeChange, error)) (gitexec.OID, error) {
+	commit, _, err := en.updateMetadataBranchWith(ctx, msg, nil, mutate)
+	return commit, err
+}
+
+// updateMetadataBranchWith is updateMetadataBranch with one more ref update in the same
+// transaction (a shadow branch's deletion, see rideAlong). When only that ref moved, it is
+// dropped and the metadata commit goes on alone; rode reports that it was applied.
+func (en *Engine) updateMetadataBranchWith(ctx context.Context, msg string, extra *gitexec.RefUpdate, mutate func(tip gitexec.OID) ([]gitexec.TreeChange, error)) (commit gitexec.OID, rode bool, err error) {
 	var rt gitexec.RefRetry
 	for rt.Next() {
 		tip, exists, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		var base gitexec.OID
 		var parents []gitexec.OID
 		if exists {
 			if base, err = en.treeOf(ctx, string(tip)); err != nil {
-				return "", err
+				return "", false, err
 			}
 			parents = []gitexec.OID{tip}
 		} else {
@@ -35,26 +43,36 @@ func (en *Engine) updateMetadataBranch(ctx context.Context, msg string, mutate f
 		}
 		changes, err := mutate(tip)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		tree, err := en.Repo.BuildTree(ctx, base, changes)
 		if err != nil {
-			return "", fmt.Errorf("build metadata tree: %w", err)
+			return "", false, fmt.Errorf("build metadata tree: %w", err)
 		}
 		commit, err := en.Repo.CommitTree(ctx, tree, parents, msg)
 		if err != nil {
-			return "", fmt.Errorf("commit metadata: %w", err)
+			return "", false, fmt.Errorf("commit metadata: %w", err)
 		}
-		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: commit, Old: tip}})
+		updates := []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: commit, Old: tip}}
+		if extra != nil {
+			updates = append(updates, *extra)
+		}
+		err = en.Repo.UpdateRefs(ctx, updates)
+		if extra != nil && errors.Is(err, gitexec.ErrRefMoved) {
+			if now, _, rerr := en.Repo.ResolveRef(ctx, checkpoint.MetaRef); rerr == nil && now == tip {
+				extra = nil // only the other ref moved: leave it to its own effect
+				continue
+			}
+		}
 		if rt.Moved(err) {
 			continue
 		}
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
-		return commit, nil
+		return commit, extra != nil, nil
 	}
-	return "", rt.Err("update " + checkpoint.MetadataBranch)
+	return "", false, rt.Err("update " + checkpoint.MetadataBranch)
 }
 
 // EnsureMetadataBranch creates entire/checkpoints/v1 as an orphan commit of the empty tree

@@ -139,13 +139,20 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		msg += "Ephemeral-branch: " + session.ShadowBranch(s.BaseCommit, s.WorktreeID) + "\n"
 	}
 	var slot int
-	metaCommit, err := en.updateMetadataBranch(ctx, msg, func(tip gitexec.OID) ([]gitexec.TreeChange, error) {
+	del := en.rideAlong(ctx, s, c)
+	metaCommit, rode, err := en.updateMetadataBranchWith(ctx, msg, del, func(tip gitexec.OID) ([]gitexec.TreeChange, error) {
 		changes, n, err := en.writeSlot(ctx, tip, w)
 		slot = n
 		return changes, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("condense %s: %w", c.CheckpointID, err)
+	}
+	if rode {
+		if en.deleted == nil {
+			en.deleted = map[string]gitexec.OID{}
+		}
+		en.deleted[string(del.Name)] = del.Old
 	}
 	crashPoint("condense:metadata-written")
 	fmt.Fprintf(en.Stderr, "[entire] Condensed session %s: %s (%d checkpoints)\n", Short(s.SessionID, 8), c.CheckpointID, s.CheckpointCount)
@@ -162,6 +169,34 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		out = append(out, en.Event(*cf))
 	}
 	return out, nil
+}
+
+// rideAlong is the deletion of the shadow branch this condensation empties, to go in the same
+// ref transaction as the metadata commit (one update-ref less per linking commit), or nil. It
+// is offered only when the outcome is certain: the session's only pending condensation, the
+// commit moves its base, the branch is at the session's last checkpoint, and no other session
+// of this worktree is on that branch (then the DeleteShadow effect decides, as always). The
+// reducer's DeleteShadow effect still follows and records the deletion (Engine.deleted).
+func (en *Engine) rideAlong(ctx context.Context, s session.State, c events.GitCommitted) *gitexec.RefUpdate {
+	tip := gitexec.OID(s.Recorder.LastShadowCommit)
+	if s.BaseCommit == c.Commit || tip == "" || len(s.Recorder.Pending) != 1 {
+		return nil
+	}
+	branch := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
+	peers, err := en.worktreeSessions()
+	if err != nil {
+		return nil
+	}
+	for _, p := range peers {
+		if p.SessionID != s.SessionID && session.ShadowBranch(p.BaseCommit, p.WorktreeID) == branch {
+			return nil
+		}
+	}
+	ref := gitexec.BranchRef(branch)
+	if now, ok, err := en.Repo.ResolveRef(ctx, ref); err != nil || !ok || now != tip {
+		return nil
+	}
+	return &gitexec.RefUpdate{Name: ref, Old: tip}
 }
 
 // carryForward snapshots the files the reducer decided are still uncommitted agent work

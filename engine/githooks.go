@@ -440,6 +440,11 @@ func (en *Engine) DeleteShadow(ctx context.Context, sess *session.Session, d ses
 		}
 	}
 	ref := gitexec.BranchRef(d.Branch)
+	if tip, ok := en.deleted[string(ref)]; ok { // deleted with the condensation (rideAlong)
+		delete(en.deleted, string(ref))
+		fmt.Fprintf(en.Stderr, "[entire] Cleaned up shadow branch: %s\n", d.Branch)
+		return []events.Event{en.Event(events.ShadowBranchDeleted{Branch: d.Branch, Commit: string(tip)})}
+	}
 	// The session's own last checkpoint is usually the tip: try it first, which saves a
 	// lookup; if another session moved the branch, look it up.
 	tip := gitexec.OID(d.Tip)
