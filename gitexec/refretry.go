@@ -29,6 +29,9 @@ const (
 // RefRetry paces one compare-and-swap loop: for rt.Next() { ...; if rt.Moved(err) { continue } };
 // after the loop, rt.Err says what gave up.
 type RefRetry struct {
+	// Budget, when set, replaces the hooks' limits for a command the user waits on (forget
+	// rewriting the whole branch): it keeps trying while writers keep landing, for that long.
+	Budget   time.Duration
 	attempts int
 	start    time.Time // of the first attempt
 	last     error     // the last lost race, with git's message
@@ -39,12 +42,15 @@ func (rt *RefRetry) Next() bool {
 	if rt.attempts == 0 {
 		rt.start = time.Now()
 	} else {
-		if rt.attempts >= maxRefRetries {
+		if rt.Budget == 0 && rt.attempts >= maxRefRetries {
 			return false
 		}
 		limit := min(time.Millisecond<<min(rt.attempts-1, 10), refRetryPause)
 		time.Sleep(time.Duration(rand.Int64N(int64(limit)) + 1))
-		if rt.attempts >= minRefRetries && time.Since(rt.start) > refRetryBudget {
+		if rt.Budget != 0 && time.Since(rt.start) > rt.Budget {
+			return false
+		}
+		if rt.Budget == 0 && rt.attempts >= minRefRetries && time.Since(rt.start) > refRetryBudget {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -128,32 +129,69 @@ func RewriteHistory(ctx context.Context, repo *gitexec.Repo, tip gitexec.OID, l 
 	if tip == "" || len(l.Forgotten) == 0 {
 		return tip, nil
 	}
-	stream, err := repo.Run(ctx, nil, "fast-export", "--no-data", "--show-original-ids", "--reencode=no",
-		"--signed-tags=strip", "--use-done-feature", string(tip))
-	if err != nil {
-		return "", fmt.Errorf("export %s history: %w", MetadataBranch, err)
-	}
 	rw := &historyRewriter{repo: repo, ledger: l, ids: l.checkpoints(), trees: map[gitexec.OID]gitexec.OID{}}
+	newTip, _, err := rw.run(ctx, []string{string(tip)}, false)
+	if newTip == "" && err == nil {
+		return tip, nil
+	}
+	return newTip, err
+}
+
+// CarryOnto rewrites the commits that tip has and old lacks (checkpoints condensed while
+// old's history was being rewritten) onto onto, old's rewritten history, with the same
+// ledger: a retry after a lost race costs only what landed meanwhile, so forget cannot be
+// starved by a busy writer. ok is false when they cannot be carried: tip does not descend
+// from old (the branch was rewritten), a merge brings in other history, or the new commits
+// change the ledger; then the whole history must be rewritten again.
+func CarryOnto(ctx context.Context, repo *gitexec.Repo, old, tip, onto gitexec.OID, l Ledger) (gitexec.OID, bool, error) {
+	if tip == old {
+		return onto, true, nil
+	}
+	rw := &historyRewriter{repo: repo, ledger: l, ids: l.checkpoints(), trees: map[gitexec.OID]gitexec.OID{},
+		carry: map[string]string{string(old): string(onto)}}
+	newTip, ok, err := rw.run(ctx, []string{"--reference-excluded-parents", "^" + string(old), string(tip)}, true)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	return newTip, true, nil
+}
+
+// run exports the history revs select, filters it and imports it under a temporary ref,
+// returning the new tip ("" when nothing changed and always is false). ok is false when the
+// stream cannot be carried (see CarryOnto).
+func (rw *historyRewriter) run(ctx context.Context, revs []string, always bool) (gitexec.OID, bool, error) {
+	args := append([]string{"fast-export", "--no-data", "--show-original-ids", "--reencode=no",
+		"--signed-tags=strip", "--use-done-feature"}, revs...)
+	stream, err := rw.repo.Run(ctx, nil, args...)
+	if err != nil {
+		return "", false, fmt.Errorf("export %s history: %w", MetadataBranch, err)
+	}
 	tmp := gitexec.RefName(fmt.Sprintf("refs/entire/forget-%d", time.Now().UnixNano()))
 	out, changed, err := rw.filter(ctx, stream, string(tmp))
-	if err != nil || !changed {
-		return tip, err
+	if errors.Is(err, errNotCarried) {
+		return "", false, nil
 	}
-	if _, err := repo.Run(ctx, out, "fast-import", "--quiet"); err != nil {
-		return "", fmt.Errorf("import the rewritten %s history: %w", MetadataBranch, err)
+	if err != nil || !(changed || always) {
+		return "", true, err
 	}
-	newTip, ok, err := repo.ResolveRef(ctx, tmp)
+	if _, err := rw.repo.Run(ctx, out, "fast-import", "--quiet"); err != nil {
+		return "", false, fmt.Errorf("import the rewritten %s history: %w", MetadataBranch, err)
+	}
+	newTip, ok, err := rw.repo.ResolveRef(ctx, tmp)
 	if err == nil && !ok {
 		err = fmt.Errorf("rewritten history: %s is missing", tmp)
 	}
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	if derr := repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: tmp, Old: newTip}}); derr != nil {
-		return "", derr
+	if derr := rw.repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: tmp, Old: newTip}}); derr != nil {
+		return "", false, derr
 	}
-	return newTip, nil
+	return newTip, true, nil
 }
+
+// errNotCarried stops a carry whose commits cannot be moved onto the rewritten history.
+var errNotCarried = errors.New("the new commits cannot be carried onto the rewritten history")
 
 // historyRewriter filters a fast-export stream.
 type historyRewriter struct {
@@ -163,6 +201,9 @@ type historyRewriter struct {
 	trees  map[gitexec.OID]gitexec.OID // checkpoint tree → rewritten tree
 	tombs  map[gitexec.OID]gitexec.OID // slot tree → tombstone tree
 	empty  gitexec.OID
+	// carry, when set, maps the one excluded parent the exported commits may name to the
+	// commit they move onto (CarryOnto); anything else excluded stops the carry.
+	carry map[string]string
 }
 
 // filter copies a fast-export stream with every ref renamed to ref, file changes under a
@@ -173,6 +214,7 @@ func (rw *historyRewriter) filter(ctx context.Context, in []byte, ref string) ([
 	var orig string
 	touched := []string{}
 	changed := false
+	parentless := false // in a commit that has named no parent yet
 	flush := func() error {
 		for _, cp := range touched {
 			line, diff, err := rw.replacement(ctx, orig, cp)
@@ -208,7 +250,23 @@ func (rw *historyRewriter) filter(ctx context.Context, in []byte, ref string) ([
 		case strings.HasPrefix(line, "commit "), strings.HasPrefix(line, "reset "):
 			verb, _, _ := strings.Cut(line, " ")
 			line = verb + " " + ref
+			parentless = verb == "commit"
+		case strings.HasPrefix(line, "from "), strings.HasPrefix(line, "merge "):
+			parentless = false
+			if rw.carry != nil {
+				verb, parent, _ := strings.Cut(line, " ")
+				if !strings.HasPrefix(parent, ":") {
+					onto, ok := rw.carry[parent]
+					if !ok {
+						return nil, false, errNotCarried
+					}
+					line = verb + " " + onto
+				}
+			}
 		case strings.HasPrefix(line, "M "), strings.HasPrefix(line, "D "):
+			if rw.carry != nil && (parentless || changedPath(line) == LedgerFile) {
+				return nil, false, errNotCarried
+			}
 			if cp := rw.listedCheckpoint(changedPath(line)); cp != "" {
 				if !slices.Contains(touched, cp) {
 					touched = append(touched, cp)
@@ -216,6 +274,10 @@ func (rw *historyRewriter) filter(ctx context.Context, in []byte, ref string) ([
 				continue
 			}
 		case line == "":
+			if rw.carry != nil && parentless {
+				return nil, false, errNotCarried // a root commit: not the history carried
+			}
+			parentless = false
 			if err := flush(); err != nil {
 				return nil, false, err
 			}

@@ -149,3 +149,48 @@ func TestLedgerUnionKeepsTheEarlierDate(t *testing.T) {
 		t.Errorf("union is order-dependent: %+v vs %+v", u, v)
 	}
 }
+
+// Commits that landed after a rewrite began are carried onto it: the result is the very
+// history a full rewrite of the new tip gives, including a late write to the forgotten slot.
+// A tip that does not descend from the rewritten one cannot be carried.
+func TestCarryOntoMatchesAFullRewrite(t *testing.T) {
+	ctx := context.Background()
+	repo := gittest.Repo(t)
+	_, tip, secret := forgetHistory(t, repo)
+	ref := "refs/heads/" + checkpoint.MetadataBranch
+	ledger := checkpoint.Ledger{Forgotten: []checkpoint.Forgotten{{CheckpointID: "aaaaaaaaaaaa", SessionID: "s1", ForgottenAt: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}}}
+	onto, err := checkpoint.RewriteHistory(ctx, repo, tip, ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const c = "cccccccccccc"
+	gittest.Git(t, repo.TopLevel, "update-ref", ref, string(tip))
+	cFiles := checkpointtest.SlotFiles(c, "0", "s3")
+	cFiles[checkpoint.CheckpointPath(c)+"/metadata.json"] = checkpointtest.Root(c, 1)
+	later := gittest.Commit(t, repo, ref, tip, "Checkpoint: "+c, cFiles)
+	later = gittest.Commit(t, repo, ref, later, "Finalize", map[string]string{"aa/aaaaaaaaaa/0/full.jsonl": secret + "and more\n"})
+
+	carried, ok, err := checkpoint.CarryOnto(ctx, repo, tip, later, onto, ledger)
+	if err != nil || !ok {
+		t.Fatalf("carry = %v, %v", ok, err)
+	}
+	full, err := checkpoint.RewriteHistory(ctx, repo, later, ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if carried != full {
+		t.Errorf("carried tip %s differs from the full rewrite %s", carried, full)
+	}
+	if _, ok, _ := repo.ReadBlob(ctx, string(carried)+":cc/cccccccccc/0/metadata.json"); !ok {
+		t.Error("the carried checkpoint is missing")
+	}
+	if _, ok, _ := repo.ReadBlob(ctx, string(carried)+":aa/aaaaaaaaaa/0/full.jsonl"); ok {
+		t.Error("the late write to the forgotten slot was carried")
+	}
+
+	// A branch rewritten meanwhile (here: restarted from the first commit) is not carried.
+	other := gittest.Commit(t, repo, "refs/heads/other", "", "Checkpoint: "+c, cFiles)
+	if _, ok, err := checkpoint.CarryOnto(ctx, repo, tip, other, onto, ledger); err != nil || ok {
+		t.Errorf("carry of an unrelated history = %v, %v; want not carried", ok, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/gitexec"
@@ -14,34 +15,45 @@ import (
 // checkpoint.RewriteHistory), with compare-and-swap against concurrent local writers. The
 // remote loses them at the next push, which replaces its history with a lease.
 func (r *Record) Forget(ctx context.Context, slots []checkpoint.Forgotten) error {
-	var rt gitexec.RefRetry
+	rt := gitexec.RefRetry{Budget: forgetBudget}
+	var tip, next gitexec.OID // the tip rewritten and its rewrite, once made
+	var ledger checkpoint.Ledger
 	for rt.Next() {
-		tip, ok, err := r.Repo.ResolveRef(ctx, checkpoint.MetaRef)
+		cur, ok, err := r.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fmt.Errorf("there is no %s branch", checkpoint.MetadataBranch)
 		}
-		ledger, err := checkpoint.ReadLedger(ctx, r.Repo, tip)
-		if err != nil {
-			return err
+		carried := false
+		if next != "" {
+			// A condensation landed while the history was rewritten: carry only its
+			// commits onto the rewrite, so a busy writer cannot starve the forget.
+			if next, carried, err = checkpoint.CarryOnto(ctx, r.Repo, tip, cur, next, ledger); err != nil {
+				return err
+			}
 		}
-		ledger, added := ledger.Union(checkpoint.Ledger{Forgotten: slots})
-		if added == 0 {
-			return nil
+		if !carried {
+			var added int
+			if ledger, err = checkpoint.ReadLedger(ctx, r.Repo, cur); err != nil {
+				return err
+			}
+			if ledger, added = ledger.Union(checkpoint.Ledger{Forgotten: slots}); added == 0 {
+				return nil
+			}
+			clean, err := checkpoint.RewriteHistory(ctx, r.Repo, cur, ledger)
+			if err != nil {
+				return err
+			}
+			if next, err = r.commitLedger(ctx, clean, ledger, forgetMessage(slots)); err != nil {
+				return err
+			}
 		}
-		clean, err := checkpoint.RewriteHistory(ctx, r.Repo, tip, ledger)
-		if err != nil {
-			return err
-		}
-		next, err := r.commitLedger(ctx, clean, ledger, forgetMessage(slots))
-		if err != nil {
-			return err
-		}
+		tip = cur
 		err = r.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: next, Old: tip}})
 		if rt.Moved(err) {
-			continue // a condensation landed meanwhile: rewrite again, including it
+			continue
 		}
 		if err != nil {
 			return err
@@ -51,6 +63,10 @@ func (r *Record) Forget(ctx context.Context, slots []checkpoint.Forgotten) error
 	}
 	return rt.Err("forget")
 }
+
+// forgetBudget is how long forget keeps retrying while condensations keep landing: each
+// retry carries only the new commits, so it wins as soon as writers pause.
+const forgetBudget = 30 * time.Second
 
 // forgetMessage is the subject of the commit that records what was forgotten.
 func forgetMessage(slots []checkpoint.Forgotten) string {
