@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -76,16 +77,61 @@ func lcsLength(a, b []string) int {
 	return common
 }
 
-// blobAt reads a file from a tree-ish, empty when missing.
-func (en *Engine) blobAt(ctx context.Context, rev, path string) []byte {
-	if rev == "" {
+// revFiles reads files of a few revisions for attribution: their blob IDs come from one tree
+// read per directory and revision, each distinct blob is read once, and two revisions holding
+// the same blob diff to nothing without reading it. (Reading "<rev>:<path>" per file would
+// walk commit and trees again for every file.)
+type revFiles struct {
+	ctx  context.Context
+	repo *gitexec.Repo
+	oids map[string]map[string]gitexec.OID // rev → path → blob ("" when missing)
+	data map[gitexec.OID][]byte
+}
+
+// newRevFiles looks up paths in each of revs ("" revisions have no files).
+func (en *Engine) newRevFiles(ctx context.Context, revs []string, paths []string) *revFiles {
+	f := &revFiles{ctx: ctx, repo: en.Repo, oids: map[string]map[string]gitexec.OID{}, data: map[gitexec.OID][]byte{}}
+	for _, rev := range revs {
+		if _, done := f.oids[rev]; done || rev == "" {
+			continue
+		}
+		m := map[string]gitexec.OID{}
+		entries, err := en.Repo.PathEntries(ctx, rev, paths)
+		if err == nil {
+			for p, e := range entries {
+				if e.Type == "blob" {
+					m[p] = e.OID
+				}
+			}
+		}
+		f.oids[rev] = m
+	}
+	return f
+}
+
+// read is a file's content at rev, empty when missing.
+func (f *revFiles) read(rev, path string) []byte {
+	oid := f.oids[rev][path]
+	if oid == "" {
 		return nil
 	}
-	data, ok, err := en.Repo.ReadBlob(ctx, rev+":"+path)
+	if data, ok := f.data[oid]; ok {
+		return data
+	}
+	data, ok, err := f.repo.ReadBlob(f.ctx, string(oid))
 	if err != nil || !ok {
-		return nil
+		data = nil
 	}
+	f.data[oid] = data
 	return data
+}
+
+// diff counts the lines added and removed from a file at rev a to the file at rev b.
+func (f *revFiles) diff(a, b, path string) (added, removed int) {
+	if f.oids[a][path] == f.oids[b][path] {
+		return 0, 0
+	}
+	return lineDiff(f.read(a, path), f.read(b, path))
 }
 
 // promptAttribution measures, at prompt submit, the user's edits since the last checkpoint
@@ -101,12 +147,13 @@ func (en *Engine) promptAttribution(ctx context.Context, s session.State, dirty 
 		ref = base
 	}
 	a := &events.PromptAttribution{}
+	files := en.newRevFiles(ctx, []string{ref, base, shadow}, dirty)
 	for _, p := range dirty {
 		disk, err := os.ReadFile(filepath.Join(en.Repo.TopLevel, filepath.FromSlash(p)))
 		if err != nil {
 			disk = nil
 		}
-		added, removed := lineDiff(en.blobAt(ctx, ref, p), disk)
+		added, removed := lineDiff(files.read(ref, p), disk)
 		a.UserLinesAdded += added
 		a.UserLinesRemoved += removed
 		if added > 0 {
@@ -116,7 +163,7 @@ func (en *Engine) promptAttribution(ctx context.Context, s session.State, dirty 
 			a.UserAddedPerFile[p] += added
 		}
 		if shadow != "" {
-			ag, ar := lineDiff(en.blobAt(ctx, base, p), en.blobAt(ctx, shadow, p))
+			ag, ar := files.diff(base, shadow, p)
 			a.AgentLinesAdded += ag
 			a.AgentLinesRemoved += ar
 		}
@@ -146,12 +193,16 @@ func (en *Engine) initialAttribution(ctx context.Context, s session.State, head 
 	touched := map[string]bool{}
 	work, postAdded, postRemoved := 0, 0, 0
 	postRemovedPer := map[string]int{}
+	paths := slices.Clone(s.FilesTouched)
+	for _, c := range changed {
+		paths = append(paths, c.Path)
+	}
+	files := en.newRevFiles(ctx, []string{base, shadow, head}, paths)
 	for _, p := range s.FilesTouched {
 		touched[p] = true
-		b, sh, h := en.blobAt(ctx, base, p), en.blobAt(ctx, shadow, p), en.blobAt(ctx, head, p)
-		added, _ := lineDiff(b, sh)
+		added, _ := files.diff(base, shadow, p)
 		work += added
-		pa, pr := lineDiff(sh, h)
+		pa, pr := files.diff(shadow, head, p)
 		postAdded += pa
 		postRemoved += pr
 		postRemovedPer[p] = pr
@@ -159,7 +210,7 @@ func (en *Engine) initialAttribution(ctx context.Context, s session.State, head 
 	nonAgent := 0
 	for _, c := range changed {
 		if !touched[c.Path] && !checkpoint.IsInfrastructure(c.Path) {
-			added, _ := lineDiff(en.blobAt(ctx, base, c.Path), en.blobAt(ctx, head, c.Path))
+			added, _ := files.diff(base, head, c.Path)
 			nonAgent += added
 		}
 	}
