@@ -33,7 +33,7 @@ func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message 
 		return "", fmt.Errorf("commit tree: %w", err)
 	}
 	args = append(args, string(treeID))
-	out, err := r.git(ctx, call{stdin: strings.NewReader(message)}, args...)
+	out, err := r.git(ctx, call{stdin: strings.NewReader(message), beside: true}, args...)
 	if err != nil && identityMissing(err) {
 		env, ferr := r.fallbackIdentity(ctx)
 		if ferr != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"time"
@@ -20,12 +21,23 @@ type call struct {
 	// writesOnly: the process reads no object (hash-object of files), so blobs deferred by
 	// DeferBlobs may stay deferred.
 	writesOnly bool
+	// beside: the process reads no blob (commit-tree only checks that its tree exists), so
+	// the deferred blobs are written by a process running beside it, and whatever runs
+	// next waits for them (see flushDeferred).
+	beside bool
+	// files are inherited by the child as descriptors 3, 4, ...; started runs once it has
+	// started (before it is waited for).
+	files   []*os.File
+	started func()
 }
 
 // git runs one git process in the repository and returns its stdout. A
 // failure is an *Error, wrapped by classify when it is of a known kind.
 func (r *Repo) git(ctx context.Context, c call, args ...string) ([]byte, error) {
-	if !c.writesOnly {
+	switch {
+	case c.beside:
+		r.startFlush(ctx)
+	case !c.writesOnly:
 		if err := r.flushDeferred(ctx); err != nil {
 			return nil, err
 		}
@@ -34,21 +46,28 @@ func (r *Repo) git(ctx context.Context, c call, args ...string) ([]byte, error) 
 	if len(c.env) > 0 {
 		env = withEnv(r.env, c.env...)
 	}
-	return runGit(ctx, r.TopLevel, env, c.stdin, args)
+	return runGit(ctx, r.TopLevel, env, c, args)
 }
 
-// runGit runs "git -C dir args..." with exactly env and returns its stdout. A
-// failure is an *Error, wrapped by classify when it is of a known kind.
-func runGit(ctx context.Context, dir string, env []string, stdin io.Reader, args []string) ([]byte, error) {
-	full := append([]string{"-C", dir}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+// runGit runs "git -C dir args..." with exactly env and the inputs c gives (its stdin, the
+// files it inherits, the call-back once it started) and returns its stdout. A failure is an
+// *Error, wrapped by classify when it is of a known kind.
+func runGit(ctx context.Context, dir string, env []string, c call, args []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = env
-	cmd.Stdin = stdin
+	cmd.Stdin = c.stdin
+	cmd.ExtraFiles = c.files
 	cmd.WaitDelay = waitDelay
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		return nil, classify(newError(ctx, args, "", err))
+	}
+	if c.started != nil {
+		c.started()
+	}
+	if err := cmd.Wait(); err != nil {
 		return stdout.Bytes(), classify(newError(ctx, args, stderr.String(), err))
 	}
 	return stdout.Bytes(), nil

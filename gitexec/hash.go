@@ -10,6 +10,7 @@ import (
 	"hash"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,10 +116,8 @@ func (r *Repo) fillOIDs(oids []OID, at []int, out []byte) error {
 }
 
 // HashBlobs writes each of contents to the object database as a blob,
-// exactly as given (no filters), and returns their ids in order. All blobs go
-// through one "git fast-import" (a stream of blob commands, then one get-mark
-// per blob), however many there are; git stores small batches as loose
-// objects and larger ones as a pack.
+// exactly as given (no filters), and returns their ids in order, with one
+// "git hash-object" however many there are.
 //
 // Blobs given to DeferBlobs before are written by the same process.
 func (r *Repo) HashBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
@@ -165,6 +164,8 @@ type deferredBlobs struct {
 	blobs [][]byte
 	oids  []OID
 	trees []OID // written while they waited (see mayReachDeferred)
+	// writing is the write started beside a process that reads no blob, until waited for.
+	writing *blobWrite
 }
 
 // noteTree records a tree written while blobs are deferred: it may contain them.
@@ -182,6 +183,9 @@ func (r *Repo) noteTree(oid OID) {
 func (r *Repo) mayReachDeferred(rev string) bool {
 	r.deferred.mu.Lock()
 	defer r.deferred.mu.Unlock()
+	if r.deferred.writing != nil {
+		return true // a write under way may hold it
+	}
 	for _, ids := range [][]OID{r.deferred.oids, r.deferred.trees} {
 		for _, id := range ids {
 			if strings.HasPrefix(rev, string(id)) {
@@ -201,17 +205,67 @@ func (r *Repo) takeDeferred() ([][]byte, []OID) {
 	return blobs, oids
 }
 
-// flushDeferred writes the deferred blobs, if any.
+// flushDeferred writes the deferred blobs, if any, and waits for a write started beside an
+// earlier process: when it returns, every blob DeferBlobs named exists.
 func (r *Repo) flushDeferred(ctx context.Context) error {
-	blobs, want := r.takeDeferred()
-	if len(blobs) == 0 {
-		return nil
+	for {
+		r.deferred.mu.Lock()
+		job := r.deferred.writing
+		r.deferred.writing = nil
+		queued := len(r.deferred.blobs) > 0
+		r.deferred.mu.Unlock()
+		switch {
+		case job != nil:
+			<-job.done
+			if job.err != nil {
+				return job.err
+			}
+		case queued:
+			r.startFlush(ctx)
+		default:
+			return nil
+		}
 	}
-	oids, err := r.writeBlobs(ctx, blobs)
-	if err != nil {
-		return fmt.Errorf("write deferred blobs: %w", err)
+}
+
+// startFlush starts writing the deferred blobs in the background, unless a write is already
+// under way (flushDeferred then writes what was deferred since).
+func (r *Repo) startFlush(ctx context.Context) {
+	r.deferred.mu.Lock()
+	defer r.deferred.mu.Unlock()
+	if len(r.deferred.blobs) == 0 {
+		return
 	}
-	return checkDeferred(oids, want)
+	if prev := r.deferred.writing; prev != nil {
+		select {
+		case <-prev.done:
+			if prev.err != nil {
+				return // keep the failure for flushDeferred to report
+			}
+		default:
+			return
+		}
+	}
+	blobs, want := r.deferred.blobs, r.deferred.oids
+	r.deferred.blobs, r.deferred.oids, r.deferred.trees = nil, nil, nil
+	job := &blobWrite{done: make(chan struct{})}
+	r.deferred.writing = job
+	go func() {
+		defer close(job.done)
+		oids, err := r.writeBlobs(context.WithoutCancel(ctx), blobs)
+		if err == nil {
+			err = checkDeferred(oids, want)
+		}
+		if err != nil {
+			job.err = fmt.Errorf("write deferred blobs: %w", err)
+		}
+	}()
+}
+
+// blobWrite is a write of deferred blobs under way.
+type blobWrite struct {
+	done chan struct{}
+	err  error // set before done closes
 }
 
 // checkDeferred compares the ids git gave the deferred blobs (the first of oids) with those
@@ -225,37 +279,94 @@ func checkDeferred(oids, want []OID) error {
 	return nil
 }
 
-// writeBlobs is HashBlobs without the deferred blobs.
-func (r *Repo) writeBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
-	if len(contents) == 0 {
-		return []OID{}, nil
-	}
-	if len(contents) == 1 {
-		out, err := r.git(ctx, call{stdin: bytes.NewReader(contents[0])}, "hash-object", "-w", "--no-filters", "--stdin")
-		if err != nil {
-			return nil, fmt.Errorf("hash blobs: %w", err)
+// Where the system names a process's open files /dev/fd/N, hash-object reads each blob from a
+// pipe the child inherits: no temporary file is created, written and removed per blob, which
+// costs about as much as the object itself on a slow file system. Up to maxPipeBlobs at a
+// time (two descriptors each); more go through temporary files.
+var pipeBlobs = runtime.GOOS == "linux" || runtime.GOOS == "darwin" || runtime.GOOS == "freebsd"
+
+const maxPipeBlobs = 64
+
+// hashThroughPipes runs hash-object over one inherited pipe per blob and returns its output.
+func (r *Repo) hashThroughPipes(ctx context.Context, contents [][]byte) ([]byte, error) {
+	reads := make([]*os.File, 0, len(contents))
+	writes := make([]*os.File, 0, len(contents))
+	defer func() {
+		for _, f := range append(reads, writes...) {
+			f.Close()
 		}
-		oids := make([]OID, 1)
-		return oids, r.fillOIDs(oids, []int{0}, out)
+	}()
+	var in bytes.Buffer
+	for i := range contents {
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			return nil, classify(err)
+		}
+		reads, writes = append(reads, rd), append(writes, wr)
+		fmt.Fprintf(&in, "/dev/fd/%d\n", 3+i) // ExtraFiles[i] is descriptor 3+i in the child
 	}
-	// Several blobs: one hash-object over temporary files. (fast-import would also take them
-	// in one process, but it delta-compresses into a pack that git then unpacks: much slower
-	// for large transcripts.)
+	var wg sync.WaitGroup
+	started := func() {
+		for _, f := range reads {
+			f.Close() // the child has them; a writer must see it go if it dies
+		}
+		for i, c := range contents {
+			wg.Add(1)
+			go func(w *os.File, c []byte) {
+				defer wg.Done()
+				w.Write(c) // a failure shows as hash-object's own error
+				w.Close()
+			}(writes[i], c)
+		}
+	}
+	out, err := r.git(ctx, call{stdin: &in, writesOnly: true, files: reads, started: started},
+		"hash-object", "-w", "--no-filters", "--stdin-paths")
+	wg.Wait()
+	return out, err
+}
+
+// hashThroughFiles runs hash-object over one temporary file per blob and returns its output.
+func (r *Repo) hashThroughFiles(ctx context.Context, contents [][]byte) ([]byte, error) {
 	dir, err := os.MkdirTemp(r.GitDir, "entire-blobs-")
 	if err != nil {
-		return nil, fmt.Errorf("hash blobs: %w", classify(err))
+		return nil, classify(err)
 	}
 	defer os.RemoveAll(dir)
 	var in bytes.Buffer
 	for i, c := range contents {
 		p := filepath.Join(dir, strconv.Itoa(i))
 		if err := os.WriteFile(p, c, 0o600); err != nil {
-			return nil, fmt.Errorf("hash blobs: %w", classify(err))
+			return nil, classify(err)
 		}
 		in.WriteString(quoteStdinPath(p))
 		in.WriteByte('\n')
 	}
-	out, err := r.git(ctx, call{stdin: &in}, "hash-object", "-w", "--no-filters", "--stdin-paths")
+	return r.git(ctx, call{stdin: &in, writesOnly: true}, "hash-object", "-w", "--no-filters", "--stdin-paths")
+}
+
+// writeBlobs is HashBlobs without the deferred blobs.
+func (r *Repo) writeBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
+	if len(contents) == 0 {
+		return []OID{}, nil
+	}
+	if len(contents) == 1 {
+		out, err := r.git(ctx, call{stdin: bytes.NewReader(contents[0]), writesOnly: true}, "hash-object", "-w", "--no-filters", "--stdin")
+		if err != nil {
+			return nil, fmt.Errorf("hash blobs: %w", err)
+		}
+		oids := make([]OID, 1)
+		return oids, r.fillOIDs(oids, []int{0}, out)
+	}
+	// Several blobs: one hash-object that reads each from a file. (fast-import would also
+	// take them in one process, but it delta-compresses into a pack that git then unpacks:
+	// much slower for large transcripts.)
+	var out []byte
+	var err error
+	if pipeBlobs && len(contents) <= maxPipeBlobs {
+		out, err = r.hashThroughPipes(ctx, contents)
+	} else {
+		out, err = r.hashThroughFiles(ctx, contents)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("hash blobs: %w", err)
 	}

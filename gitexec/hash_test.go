@@ -53,7 +53,8 @@ func TestHashBlobsExact(t *testing.T) {
 	// Filters would change these if they applied.
 	git(t, dir, "config", "core.autocrlf", "true")
 	writeFile(t, dir, ".gitattributes", "* text\n")
-	contents := [][]byte{[]byte("a\r\nb\r\n"), {}, []byte("no newline"), []byte("\x00bin\n\n")}
+	big := bytes.Repeat([]byte("more than a pipe holds\n"), 1<<16)
+	contents := [][]byte{[]byte("a\r\nb\r\n"), {}, big, []byte("no newline"), []byte("\x00bin\n\n")}
 	r := open(t, dir)
 	ctx := context.Background()
 	got, err := r.HashBlobs(ctx, contents)
@@ -64,7 +65,7 @@ func TestHashBlobsExact(t *testing.T) {
 		t.Fatalf("HashBlobs returned %d ids for %d blobs", len(got), len(contents))
 	}
 	for i, c := range contents {
-		if want := gitIn(t, dir, nil, string(c), "hash-object", "--stdin"); string(got[i]) != want {
+		if want := gitIn(t, dir, nil, string(c), "hash-object", "--no-filters", "--stdin"); string(got[i]) != want {
 			t.Errorf("blob %d: HashBlobs = %s, git hash-object = %s", i, got[i], want)
 		}
 		back, ok, err := r.ReadBlob(ctx, string(got[i]))
@@ -74,7 +75,7 @@ func TestHashBlobsExact(t *testing.T) {
 	}
 }
 
-// More blobs than transfer.unpackLimit (100) make fast-import keep a pack.
+// More blobs than one hash-object takes through pipes go through temporary files.
 func TestHashBlobsMany(t *testing.T) {
 	r := open(t, newRepo(t))
 	ctx := context.Background()
@@ -130,6 +131,33 @@ func TestDeferBlobs(t *testing.T) {
 			return err
 		}},
 		{"close", func(r *gitexec.Repo, _ []gitexec.OID) error { return r.Close() }},
+		// commit-tree starts their write beside it; blobs deferred meanwhile and the
+		// earlier ones all exist once the ref that makes them reachable has moved.
+		{"commit-tree, more deferred, then update-ref", func(r *gitexec.Repo, oids []gitexec.OID) error {
+			commit, err := commitOf(ctx, r, oids[0])
+			if err != nil {
+				return err
+			}
+			late := r.DeferBlobs([][]byte{[]byte("deferred while the first write ran\n")})
+			if err := r.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: "refs/heads/meta", New: commit}}); err != nil {
+				return err
+			}
+			if !gitOK(r.TopLevel, "cat-file", "-e", string(late[0])) {
+				return fmt.Errorf("the blob deferred during the write is missing")
+			}
+			return nil
+		}},
+		{"commit-tree, then a read through its tree", func(r *gitexec.Repo, oids []gitexec.OID) error {
+			commit, err := commitOf(ctx, r, oids[0])
+			if err != nil {
+				return err
+			}
+			data, ok, err := r.ReadBlob(ctx, string(commit)+":d/x")
+			if err == nil && (!ok || string(data) != "deferred one\n") {
+				err = fmt.Errorf("read back %q, %v", data, ok)
+			}
+			return err
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := gittest.Repo(t)
@@ -155,6 +183,15 @@ func TestDeferBlobs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// commitOf commits a tree holding blob at d/x.
+func commitOf(ctx context.Context, r *gitexec.Repo, blob gitexec.OID) (gitexec.OID, error) {
+	tree, err := r.BuildTree(ctx, "", []gitexec.TreeChange{{Path: "d/x", Mode: "100644", OID: blob}})
+	if err != nil {
+		return "", err
+	}
+	return r.CommitTree(ctx, tree, nil, "meta\n")
 }
 
 // gitStdin runs git with stdin and returns its trimmed output.

@@ -50,10 +50,10 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		"--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format"}
 	// HEAD rides along in the same process; on an unborn branch rev-parse refuses it, and we
 	// ask again without it.
-	out, err := runGit(ctx, abs, env, nil, append(args, "--verify", "-q", "HEAD"))
+	out, err := runGit(ctx, abs, env, call{}, append(args, "--verify", "-q", "HEAD"))
 	withHead := err == nil
 	if err != nil {
-		out, err = runGit(ctx, abs, env, nil, args)
+		out, err = runGit(ctx, abs, env, call{}, args)
 	}
 	if err != nil {
 		if stderrHas(err, "not a git repository", "must be run in a work tree") {
