@@ -2,9 +2,13 @@ package gitexec_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/entirerec/entire/gitexec"
@@ -121,5 +125,114 @@ func TestStagedChangesHookIndex(t *testing.T) {
 	}
 	if got, err := plain.StagedChanges(context.Background()); err != nil || len(got) != 0 {
 		t.Errorf("StagedChanges of the default index = %v, %v; want none", diffSummary(got), err)
+	}
+}
+
+// DiffTree walks trees itself; on random pairs of trees (files becoming directories and back,
+// symlinks, executables, submodules, names that sort around "/") it must say exactly what
+// git diff-tree says, in the same order.
+func TestDiffTreeMatchesGit(t *testing.T) {
+	dir := newRepo(t)
+	r := open(t, dir)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"a", "a.txt", "a-b", "a0", "b"}
+	modes := []string{"100644", "100644", "100755", "120000", "160000"}
+	blobs, err := r.HashBlobs(ctx, [][]byte{[]byte("one\n"), []byte("two\n"), []byte("three\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	randomPath := func() string {
+		var parts []string
+		for range 1 + rng.IntN(3) {
+			parts = append(parts, names[rng.IntN(len(names))])
+		}
+		return strings.Join(parts, "/")
+	}
+	// build turns path → "mode oid" into a tree, dropping paths under a file of the same name.
+	build := func(files map[string]string) gitexec.OID {
+		paths := slices.Sorted(maps.Keys(files))
+		var changes []gitexec.TreeChange
+		taken := map[string]bool{}
+	next:
+		for _, p := range paths {
+			for i := range len(p) {
+				if p[i] == '/' && taken[p[:i]] {
+					continue next
+				}
+			}
+			for q := range taken {
+				if strings.HasPrefix(q, p+"/") {
+					continue next
+				}
+			}
+			taken[p] = true
+			mode, oid, _ := strings.Cut(files[p], " ")
+			changes = append(changes, gitexec.TreeChange{Path: p, Mode: mode, OID: gitexec.OID(oid)})
+		}
+		tree, err := r.BuildTree(ctx, "", changes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tree
+	}
+	randomFile := func() string {
+		mode := modes[rng.IntN(len(modes))]
+		if mode == "160000" {
+			return mode + " " + strings.Repeat(string("0123456789abcdef"[rng.IntN(16)]), 40)
+		}
+		return mode + " " + string(blobs[rng.IntN(len(blobs))])
+	}
+	compare := func(round int, a, b gitexec.OID) {
+		t.Helper()
+		got, err := r.DiffTree(ctx, string(a), string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotRaw []string
+		for _, e := range got {
+			gotRaw = append(gotRaw, fmt.Sprintf(":%s %s %s %s %c\x00%s", e.OldMode, e.NewMode, e.OldOID, e.NewOID, e.Status, e.Path))
+		}
+		var wantRaw []string
+		if out := git(t, dir, "diff-tree", "-r", "-z", "--raw", "--no-renames", string(a), string(b)); out != "" {
+			recs := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+			for i := 0; i+1 < len(recs); i += 2 {
+				wantRaw = append(wantRaw, recs[i]+"\x00"+recs[i+1])
+			}
+		}
+		if !slices.Equal(gotRaw, wantRaw) {
+			t.Fatalf("round %d: DiffTree(%s, %s) =\n%q\ngit diff-tree says\n%q", round, a, b, gotRaw, wantRaw)
+		}
+	}
+	// More changed directories than the walk reads itself: git's answer, the same way.
+	wide, wider := map[string]string{}, map[string]string{}
+	for i := range 100 {
+		wide[fmt.Sprintf("d%03d/f", i)] = "100644 " + string(blobs[0])
+		wider[fmt.Sprintf("d%03d/f", i)] = "100644 " + string(blobs[1])
+	}
+	compare(-1, build(wide), build(wider))
+	for round := range 150 {
+		files := map[string]string{}
+		for range 1 + rng.IntN(12) {
+			files[randomPath()] = randomFile()
+		}
+		a := build(files)
+		for range 1 + rng.IntN(4) {
+			switch rng.IntN(3) {
+			case 0:
+				files[randomPath()] = randomFile()
+			case 1:
+				for p := range files {
+					delete(files, p)
+					break
+				}
+			default:
+				for p := range files {
+					files[p] = randomFile()
+					break
+				}
+			}
+		}
+		compare(round, a, build(files))
 	}
 }

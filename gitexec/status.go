@@ -3,6 +3,7 @@ package gitexec
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -47,9 +48,12 @@ type DiffEntry struct {
 	Status           byte // 'A', 'M', 'D' or 'T' (type change)
 }
 
-// DiffTree lists the files that differ between the tree-ishes a and b
-// ("git diff-tree -r --raw --no-renames a b"); a == "" means the empty tree,
-// so a root commit shows all its files as added.
+// DiffTree lists the files that differ between the tree-ishes a and b, as
+// "git diff-tree -r --raw --no-renames a b" does and in its order; a == "" means the empty
+// tree, so a root commit shows all its files as added. Both trees are read through the
+// running cat-file, descending only into subtrees whose ids differ: a commit that changes
+// a few files costs a few tree reads, not a process. A diff from the empty tree, or one that
+// would read more than maxWalkedTrees trees, is left to git diff-tree.
 func (r *Repo) DiffTree(ctx context.Context, a, b string) ([]DiffEntry, error) {
 	if a == "" {
 		a = string(r.emptyTree())
@@ -60,11 +64,155 @@ func (r *Repo) DiffTree(ctx context.Context, a, b string) ([]DiffEntry, error) {
 	if err := checkRev(b); err != nil {
 		return nil, fmt.Errorf("diff trees: %w", err)
 	}
+	if OID(a) != r.emptyTree() {
+		d := treeDiff{r: r, budget: maxWalkedTrees}
+		out, err := d.diff(ctx, a, b)
+		if !errors.Is(err, errWalkTooLong) {
+			if err != nil {
+				return nil, fmt.Errorf("diff trees %s %s: %w", a, b, err)
+			}
+			return out, nil
+		}
+	}
+	// Everything added, or a change spread over many directories: git walks it faster.
 	out, err := r.git(ctx, call{}, "diff-tree", "-r", "-z", "--raw", "--no-renames", a, b)
 	if err != nil {
 		return nil, fmt.Errorf("diff trees %s %s: %w", a, b, err)
 	}
 	return r.parseRawDiff(out)
+}
+
+// maxWalkedTrees bounds the trees DiffTree reads itself before it hands the diff to git.
+const maxWalkedTrees = 64
+
+// errWalkTooLong stops a tree walk that went over its budget.
+var errWalkTooLong = errors.New("tree walk over budget")
+
+// treeDiff is one walk of two trees.
+type treeDiff struct {
+	r      *Repo
+	budget int // trees it may still read
+	out    []DiffEntry
+}
+
+// diff reads the two root trees and walks them.
+func (d *treeDiff) diff(ctx context.Context, a, b string) ([]DiffEntry, error) {
+	var sides [2][]TreeEntry
+	for i, rev := range []string{a, b} {
+		_, entries, ok, err := d.r.readTree(ctx, rev)
+		if err == nil && !ok {
+			err = fmt.Errorf("%s names no tree", rev)
+		}
+		if err != nil {
+			return nil, err
+		}
+		sides[i] = entries
+	}
+	if err := d.level(ctx, "", sides[0], sides[1]); err != nil {
+		return nil, err
+	}
+	return d.out, nil
+}
+
+// level appends the differences between two tree levels under prefix. Entries come in
+// git's tree order, where a tree sorts as its name followed by "/", so a walk of both lists
+// in step meets each name once per kind: a file replaced by a directory of the same name is
+// a deletion and additions, as in diff-tree.
+func (d *treeDiff) level(ctx context.Context, prefix string, as, bs []TreeEntry) error {
+	for len(as) > 0 || len(bs) > 0 {
+		var a, b *TreeEntry
+		switch {
+		case len(bs) == 0:
+			a, as = &as[0], as[1:]
+		case len(as) == 0:
+			b, bs = &bs[0], bs[1:]
+		default:
+			switch ka, kb := treeSortKey(as[0]), treeSortKey(bs[0]); {
+			case ka < kb:
+				a, as = &as[0], as[1:]
+			case ka > kb:
+				b, bs = &bs[0], bs[1:]
+			default:
+				a, b, as, bs = &as[0], &bs[0], as[1:], bs[1:]
+			}
+		}
+		if err := d.entry(ctx, prefix, a, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry appends the differences of one name: a alone was deleted, b alone added, both
+// compared (a pair of trees by descending into them).
+func (d *treeDiff) entry(ctx context.Context, prefix string, a, b *TreeEntry) error {
+	if a != nil && b != nil && a.OID == b.OID && canonMode(a.Mode) == canonMode(b.Mode) {
+		return nil
+	}
+	var sub [2][]TreeEntry
+	for i, e := range []*TreeEntry{a, b} {
+		if e != nil && e.Type == "tree" {
+			if d.budget--; d.budget < 0 {
+				return errWalkTooLong
+			}
+			entries, ok, err := d.r.ReadTree(ctx, string(e.OID))
+			if err == nil && !ok {
+				err = fmt.Errorf("tree %s is missing", e.OID)
+			}
+			if err != nil {
+				return err
+			}
+			sub[i] = entries
+		}
+	}
+	if (a != nil && a.Type == "tree") || (b != nil && b.Type == "tree") {
+		return d.level(ctx, prefix+treeName(a, b)+"/", sub[0], sub[1])
+	}
+	zero := OID(strings.Repeat("0", d.r.hexLen))
+	e := DiffEntry{Path: prefix + treeName(a, b), OldMode: "000000", NewMode: "000000", OldOID: zero, NewOID: zero}
+	if a != nil {
+		e.OldMode, e.OldOID = canonMode(a.Mode), a.OID
+	}
+	if b != nil {
+		e.NewMode, e.NewOID = canonMode(b.Mode), b.OID
+	}
+	switch {
+	case a == nil:
+		e.Status = 'A'
+	case b == nil:
+		e.Status = 'D'
+	case e.OldMode[:2] != e.NewMode[:2]: // 10 file, 12 symlink, 16 submodule
+		e.Status = 'T'
+	default:
+		e.Status = 'M'
+	}
+	d.out = append(d.out, e)
+	return nil
+}
+
+// treeSortKey is an entry's name as git orders tree entries: a tree's with a trailing "/".
+func treeSortKey(e TreeEntry) string {
+	if e.Type == "tree" {
+		return e.Name + "/"
+	}
+	return e.Name
+}
+
+// treeName is the name of whichever entry is present.
+func treeName(a, b *TreeEntry) string {
+	if a != nil {
+		return a.Name
+	}
+	return b.Name
+}
+
+// canonMode is a mode as git's diff prints it: any regular file that is not executable is
+// 100644 (old trees may hold 100664).
+func canonMode(mode string) string {
+	if strings.HasPrefix(mode, "100") && mode != "100755" {
+		return "100644"
+	}
+	return mode
 }
 
 // StagedChanges lists what the next commit would change relative to HEAD
