@@ -70,6 +70,21 @@ func (b *batchProc) do(ctx context.Context, r *Repo, fn func(w *bufio.Writer, rd
 	return nil
 }
 
+// prestart starts the process in the background, so that git's own start-up overlaps the
+// caller's work instead of delaying its first request.
+func (b *batchProc) prestart(r *Repo) {
+	go func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.closed || b.p != nil {
+			return
+		}
+		if p, err := startBatch(r, b.args); err == nil {
+			b.p = p
+		} // else the first request starts it and reports the failure
+	}()
+}
+
 // close ends the process for good; later requests fail with ErrClosed.
 func (b *batchProc) close() error {
 	b.mu.Lock()

@@ -203,6 +203,12 @@ func cleanPath(p string) string {
 	return filepath.Clean(filepath.FromSlash(p))
 }
 
+// PrestartReads starts the object reader now, in the background, for a caller that will
+// read objects soon: git starts up while the caller works.
+func (r *Repo) PrestartReads() {
+	r.cat.prestart(r)
+}
+
 // Close ends the long-lived git processes. It is safe to call more than
 // once; batch operations (object reads, tree writes) fail with ErrClosed
 // afterwards.

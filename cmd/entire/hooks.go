@@ -60,6 +60,9 @@ func (c *hooksCmd) Run(e *env) error {
 	level := ""
 	if repoErr == nil {
 		defer repo.Close()
+		if c.Agent == "git" && c.Verb == "post-commit" {
+			repo.PrestartReads() // it condenses: it reads trees and blobs
+		}
 		h.repo, root = repo, repo.TopLevel
 		var err error
 		if h.settings, err = setup.LoadSettings(root); err != nil {
@@ -142,6 +145,9 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	in, err := a.Parse(verb, data)
 	if err != nil {
 		return err
+	}
+	if in.Kind == agent.TurnStart || in.Kind == agent.TurnEnd || in.Kind == agent.SubagentEnd {
+		h.repo.PrestartReads() // they read trees and blobs
 	}
 	// One line per agent hook, session or not (the reference's fields; the hook's own session
 	// is model_session_id).
