@@ -86,6 +86,23 @@ type revFiles struct {
 	repo *gitexec.Repo
 	oids map[string]map[string]gitexec.OID // rev → path → blob ("" when missing)
 	data map[gitexec.OID][]byte
+	want []gitexec.OID // blobs the diffs announced by need will read, not read yet
+}
+
+// need announces diffs from rev a to rev b of paths: their blobs are then read together, in
+// one round trip, by the first read that misses.
+func (f *revFiles) need(a, b string, paths []string) {
+	for _, p := range paths {
+		oa, ob := f.oids[a][p], f.oids[b][p]
+		if oa == ob {
+			continue
+		}
+		for _, o := range []gitexec.OID{oa, ob} {
+			if _, done := f.data[o]; o != "" && !done {
+				f.want = append(f.want, o)
+			}
+		}
+	}
 }
 
 // newRevFiles looks up paths in each of revs ("" revisions have no files).
@@ -118,12 +135,16 @@ func (f *revFiles) read(rev, path string) []byte {
 	if data, ok := f.data[oid]; ok {
 		return data
 	}
-	data, ok, err := f.repo.ReadBlob(f.ctx, string(oid))
-	if err != nil || !ok {
-		data = nil
+	want := append(f.want, oid)
+	f.want = nil
+	got, err := f.repo.ReadBlobs(f.ctx, want)
+	for _, o := range want {
+		f.data[o] = got[o] // nil when missing or unreadable: no lines
 	}
-	f.data[oid] = data
-	return data
+	if err != nil {
+		return nil
+	}
+	return got[oid]
 }
 
 // diff counts the lines added and removed from a file at rev a to the file at rev b.
@@ -148,6 +169,8 @@ func (en *Engine) promptAttribution(ctx context.Context, s session.State, dirty 
 	}
 	a := &events.PromptAttribution{}
 	files := en.newRevFiles(ctx, []string{ref, base, shadow}, dirty)
+	files.need(ref, "", dirty) // every blob of ref: it is compared with the disk
+	files.need(base, shadow, dirty)
 	for _, p := range dirty {
 		disk, err := os.ReadFile(filepath.Join(en.Repo.TopLevel, filepath.FromSlash(p)))
 		if err != nil {
@@ -198,6 +221,9 @@ func (en *Engine) initialAttribution(ctx context.Context, s session.State, head 
 		paths = append(paths, c.Path)
 	}
 	files := en.newRevFiles(ctx, []string{base, shadow, head}, paths)
+	files.need(base, shadow, s.FilesTouched)
+	files.need(shadow, head, s.FilesTouched)
+	files.need(base, head, paths[len(s.FilesTouched):])
 	for _, p := range s.FilesTouched {
 		touched[p] = true
 		added, _ := files.diff(base, shadow, p)

@@ -34,56 +34,124 @@ func (r *Repo) readObject(ctx context.Context, rev string) (object, bool, error)
 
 // readObjectOnce is one cat-file request.
 func (r *Repo) readObjectOnce(ctx context.Context, rev string) (object, bool, error) {
-	if rev == "" || strings.ContainsAny(rev, "\x00\n") {
-		return object{}, false, fmt.Errorf("read object: invalid revision %q", rev)
-	}
-	var obj object
-	found, ambiguous := false, false
-	err := r.cat.do(ctx, r, func(w *bufio.Writer, rd *bufio.Reader) error {
-		if _, err := w.WriteString(rev + "\n"); err != nil {
-			return err
-		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		header, err := rd.ReadString('\n')
-		if err != nil {
-			return err
-		}
-		header = strings.TrimSuffix(header, "\n")
-		switch {
-		case strings.HasSuffix(header, " missing"):
-			return nil
-		case strings.HasSuffix(header, " ambiguous"):
-			ambiguous = true
-			return nil
-		}
-		f := strings.Fields(header)
-		if len(f) != 3 {
-			return fmt.Errorf("%w %q", errProtocol, header)
-		}
-		size, err := strconv.Atoi(f[2])
-		if err != nil || size < 0 {
-			return fmt.Errorf("%w %q", errProtocol, header)
-		}
-		data := make([]byte, size+1)
-		if _, err := io.ReadFull(rd, data); err != nil {
-			return err
-		}
-		if data[size] != '\n' {
-			return fmt.Errorf("%w: object %s not followed by a newline", errProtocol, f[0])
-		}
-		obj = object{oid: OID(f[0]), typ: f[1], data: data[:size]}
-		found = true
-		return nil
-	})
+	objs, found, err := r.readObjectsOnce(ctx, []string{rev})
 	if err != nil {
-		return object{}, false, fmt.Errorf("read object %s: %w", rev, err)
+		return object{}, false, err
 	}
-	if ambiguous {
-		return object{}, false, fmt.Errorf("read object %s: ambiguous", rev)
+	return objs[0], found[0], nil
+}
+
+// maxPipelined bounds the requests written before their answers are read: their bytes stay
+// well within a pipe's buffer, so cat-file never blocks on a full stdout while the requests
+// still wait to be read.
+const maxPipelined = 256
+
+// readObjectsOnce asks cat-file for every rev in one round trip per maxPipelined requests:
+// all of them are written, then all answers read in order.
+func (r *Repo) readObjectsOnce(ctx context.Context, revs []string) ([]object, []bool, error) {
+	for _, rev := range revs {
+		if rev == "" || strings.ContainsAny(rev, "\x00\n") {
+			return nil, nil, fmt.Errorf("read object: invalid revision %q", rev)
+		}
 	}
-	return obj, found, nil
+	objs := make([]object, len(revs))
+	found := make([]bool, len(revs))
+	for start := 0; start < len(revs); start += maxPipelined {
+		chunk := revs[start:min(start+maxPipelined, len(revs))]
+		bad := -1 // an ambiguous name
+		err := r.cat.do(ctx, r, func(w *bufio.Writer, rd *bufio.Reader) error {
+			for _, rev := range chunk {
+				if _, err := w.WriteString(rev + "\n"); err != nil {
+					return err
+				}
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			for i := range chunk {
+				obj, ok, ambiguous, err := readAnswer(rd)
+				if err != nil {
+					return err
+				}
+				if ambiguous && bad < 0 {
+					bad = i
+				}
+				objs[start+i], found[start+i] = obj, ok
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("read object %s: %w", chunk[0], err)
+		}
+		if bad >= 0 {
+			return nil, nil, fmt.Errorf("read object %s: ambiguous", chunk[bad])
+		}
+	}
+	return objs, found, nil
+}
+
+// readAnswer reads one cat-file --batch answer.
+func readAnswer(rd *bufio.Reader) (obj object, found, ambiguous bool, err error) {
+	header, err := rd.ReadString('\n')
+	if err != nil {
+		return object{}, false, false, err
+	}
+	header = strings.TrimSuffix(header, "\n")
+	switch {
+	case strings.HasSuffix(header, " missing"):
+		return object{}, false, false, nil
+	case strings.HasSuffix(header, " ambiguous"):
+		return object{}, false, true, nil
+	}
+	f := strings.Fields(header)
+	if len(f) != 3 {
+		return object{}, false, false, fmt.Errorf("%w %q", errProtocol, header)
+	}
+	size, err := strconv.Atoi(f[2])
+	if err != nil || size < 0 {
+		return object{}, false, false, fmt.Errorf("%w %q", errProtocol, header)
+	}
+	data := make([]byte, size+1)
+	if _, err := io.ReadFull(rd, data); err != nil {
+		return object{}, false, false, err
+	}
+	if data[size] != '\n' {
+		return object{}, false, false, fmt.Errorf("%w: object %s not followed by a newline", errProtocol, f[0])
+	}
+	return object{oid: OID(f[0]), typ: f[1], data: data[:size]}, true, false, nil
+}
+
+// ReadBlobs returns the contents of the blobs named by oids, read in one round trip; a missing
+// one has no entry. An id that is not a blob is an error.
+func (r *Repo) ReadBlobs(ctx context.Context, oids []OID) (map[OID][]byte, error) {
+	revs := make([]string, len(oids))
+	for i, o := range oids {
+		revs[i] = string(o)
+	}
+	objs, found, err := r.readObjectsOnce(ctx, revs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[OID][]byte, len(oids))
+	for i, obj := range objs {
+		if !found[i] {
+			if r.mayReachDeferred(revs[i]) {
+				data, ok, err := r.ReadBlob(ctx, revs[i]) // writes the deferred blobs first
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					out[oids[i]] = data
+				}
+			}
+			continue
+		}
+		if obj.typ != "blob" {
+			return nil, fmt.Errorf("read blob %s: it is a %s", revs[i], obj.typ)
+		}
+		out[oids[i]] = obj.data
+	}
+	return out, nil
 }
 
 // ReadBlob returns the contents of a blob named by rev ("<oid>",

@@ -1,7 +1,10 @@
 package gitexec_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -93,4 +96,45 @@ func TestReadBlobConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// ReadBlobs reads many blobs in pipelined round trips (more than one chunk here, some of them
+// large, one missing), and refuses an id that is not a blob; the reader stays usable.
+func TestReadBlobsPipelined(t *testing.T) {
+	r := open(t, newRepo(t))
+	ctx := context.Background()
+	contents := make([][]byte, 600)
+	for i := range contents {
+		contents[i] = []byte(fmt.Sprintf("blob %d\n", i))
+		if i%100 == 7 {
+			contents[i] = bytes.Repeat(contents[i], 20000) // answers larger than a pipe holds
+		}
+	}
+	oids, err := r.HashBlobs(ctx, contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := gitexec.OID("0123456789012345678901234567890123456789")
+	got, err := r.ReadBlobs(ctx, append(slices.Clone(oids), missing))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(contents) {
+		t.Errorf("%d blobs read, want %d (the missing one has no entry)", len(got), len(contents))
+	}
+	for i, oid := range oids {
+		if !bytes.Equal(got[oid], contents[i]) {
+			t.Fatalf("blob %d read back as %q", i, got[oid][:min(len(got[oid]), 40)])
+		}
+	}
+	tree, err := r.BuildTree(ctx, "", []gitexec.TreeChange{{Path: "x", Mode: "100644", OID: oids[0]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadBlobs(ctx, []gitexec.OID{oids[1], tree}); err == nil {
+		t.Error("ReadBlobs of a tree: want an error")
+	}
+	if b, ok, err := r.ReadBlob(ctx, string(oids[2])); err != nil || !ok || !bytes.Equal(b, contents[2]) {
+		t.Errorf("a read after: %q, %v, %v", b, ok, err)
+	}
 }
