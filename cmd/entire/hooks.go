@@ -146,8 +146,8 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	if err != nil {
 		return err
 	}
-	if in.Kind == agent.TurnStart || in.Kind == agent.TurnEnd || in.Kind == agent.SubagentEnd {
-		h.repo.PrestartReads() // they read trees and blobs
+	if in.Kind == agent.TurnStart {
+		h.repo.PrestartReads() // it reads the last checkpoint's files (Stop often reads none)
 	}
 	// One line per agent hook, session or not (the reference's fields; the hook's own session
 	// is model_session_id).
