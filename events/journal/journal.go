@@ -22,6 +22,7 @@ type Journal struct {
 	repaired  int64  // bytes cut from a torn last line at Open
 	syncDirs  []string
 	appendErr error // set when a failed write may have left a partial line
+	synced    int64 // size at the last successful Sync by this process; -1 before
 }
 
 // Open opens the journal at path, creating it (mode 0600) and its directory
@@ -47,7 +48,7 @@ func Open(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
-	j := &Journal{f: f, path: path}
+	j := &Journal{f: f, path: path, synced: -1}
 	if created {
 		j.syncDirs = append(j.syncDirs, dir)
 		if errors.Is(statErr, fs.ErrNotExist) {
@@ -174,7 +175,10 @@ func (j *Journal) Sync() error {
 	if err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if j.synced == j.size && len(j.syncDirs) == 0 {
+		return nil // nothing appended since this process last synced (an fsync costs ms)
+	}
+	if err := fsyncFile(f); err != nil {
 		return fmt.Errorf("sync journal %s: %w", j.path, err)
 	}
 	for len(j.syncDirs) > 0 {
@@ -183,8 +187,12 @@ func (j *Journal) Sync() error {
 		}
 		j.syncDirs = j.syncDirs[1:]
 	}
+	j.synced = j.size
 	return nil
 }
+
+// fsyncFile is the fsync of Sync (a variable so tests can count them).
+var fsyncFile = func(f *lockedfile.File) error { return f.Sync() }
 
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
