@@ -365,34 +365,62 @@ func (r *Repo) PathOIDs(ctx context.Context, rev string, paths []string) (map[st
 // PathEntries is PathOIDs with each path's whole tree entry (mode and type too); an entry's
 // Name is its last path component.
 func (r *Repo) PathEntries(ctx context.Context, rev string, paths []string) (map[string]TreeEntry, error) {
-	dirs := map[string]map[string]TreeEntry{}
+	// Every directory involved is read in one pipelined round trip.
+	var dirs, treeishes []string
+	index := map[string]int{}
+	for _, p := range paths {
+		dir, _ := splitDir(p)
+		if _, seen := index[dir]; seen {
+			continue
+		}
+		index[dir] = len(dirs)
+		dirs = append(dirs, dir)
+		if dir == "" {
+			treeishes = append(treeishes, rev)
+		} else {
+			treeishes = append(treeishes, rev+":"+dir)
+		}
+	}
+	objs, found, err := r.readObjectsOnce(ctx, treeishes)
+	if err != nil {
+		return nil, err
+	}
+	trees := make([]map[string]TreeEntry, len(dirs))
+	for i, obj := range objs {
+		var list []TreeEntry
+		switch {
+		case found[i] && obj.typ == "tree":
+			if list, err = parseTree(obj.data, r.hexLen/2); err != nil {
+				return nil, fmt.Errorf("read tree %s: %w", treeishes[i], err)
+			}
+		case found[i] && obj.typ != "blob", !found[i] && r.mayReachDeferred(treeishes[i]):
+			// A commit or tag to peel, or a name that may need the deferred blobs first.
+			var ok bool
+			if list, ok, err = r.ReadTree(ctx, treeishes[i]); err != nil {
+				return nil, err
+			} else if !ok {
+				list = nil
+			}
+		} // else missing, or a file where a directory was looked for: no entries
+		trees[i] = make(map[string]TreeEntry, len(list))
+		for _, e := range list {
+			trees[i][e.Name] = e
+		}
+	}
 	out := make(map[string]TreeEntry, len(paths))
 	for _, p := range paths {
-		dir, name := "", p
-		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			dir, name = p[:i], p[i+1:]
-		}
-		entries, seen := dirs[dir]
-		if !seen {
-			treeish := rev + ":" + dir
-			if dir == "" {
-				treeish = rev
-			}
-			list, ok, err := r.ReadTree(ctx, treeish)
-			if err != nil {
-				return nil, err
-			}
-			entries = map[string]TreeEntry{}
-			if ok {
-				for _, e := range list {
-					entries[e.Name] = e
-				}
-			}
-			dirs[dir] = entries
-		}
-		if e, ok := entries[name]; ok {
+		dir, name := splitDir(p)
+		if e, ok := trees[index[dir]][name]; ok {
 			out[p] = e
 		}
 	}
 	return out, nil
+}
+
+// splitDir splits a path at its last "/" ("" for a top-level name).
+func splitDir(p string) (dir, name string) {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i], p[i+1:]
+	}
+	return "", p
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"sync"
 	"testing"
@@ -136,5 +137,35 @@ func TestReadBlobsPipelined(t *testing.T) {
 	}
 	if b, ok, err := r.ReadBlob(ctx, string(oids[2])); err != nil || !ok || !bytes.Equal(b, contents[2]) {
 		t.Errorf("a read after: %q, %v, %v", b, ok, err)
+	}
+}
+
+// PathEntries reads every directory of the paths in one round trip, from a commit, a tag or a
+// tree, and leaves out what is absent, including a path below a file.
+func TestPathEntries(t *testing.T) {
+	dir := newRepo(t)
+	c := commitFiles(t, dir, map[string]string{"top": "T", "a/x": "X", "a/b/y": "Y", "c/z": "Z"}, "one")
+	git(t, dir, "tag", "-a", "-m", "tag", "v1")
+	r := open(t, dir)
+	ctx := context.Background()
+	paths := []string{"top", "a/x", "a/b/y", "a/b", "c/z", "missing", "a/nope", "nodir/f", "top/below"}
+	tree := git(t, dir, "rev-parse", "HEAD^{tree}")
+	for _, rev := range []string{string(c), "v1", tree} {
+		got, err := r.PathEntries(ctx, rev, paths)
+		if err != nil {
+			t.Fatalf("%s: %v", rev, err)
+		}
+		if len(got) != 5 {
+			t.Errorf("%s: %d entries, want 5: %v", rev, len(got), got)
+		}
+		for _, p := range []string{"top", "a/x", "a/b/y", "a/b", "c/z"} {
+			want := git(t, dir, "rev-parse", "HEAD:"+p)
+			if e := got[p]; string(e.OID) != want || e.Name != path.Base(p) {
+				t.Errorf("%s: %s = %+v, want id %s", rev, p, e, want)
+			}
+		}
+		if got["a/b"].Type != "tree" || got["a/b"].Mode != "040000" || got["top"].Type != "blob" {
+			t.Errorf("%s: types %+v %+v", rev, got["a/b"], got["top"])
+		}
 	}
 }
