@@ -2,7 +2,10 @@ package gitexec
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -48,7 +51,20 @@ func (r *Repo) BuildTree(ctx context.Context, base OID, changes []TreeChange) (O
 		}
 		baseTree, entries = id, es
 	}
-	oid, empty, err := r.buildDir(ctx, baseTree, entries, root)
+	b := &treeBuild{r: r, read: map[OID][]TreeEntry{}}
+	if err := b.prefetch(ctx, entries, root); err != nil {
+		return "", fmt.Errorf("build tree: %w", err)
+	}
+	oid, empty, err := b.dir(ctx, baseTree, entries, root)
+	if err == nil {
+		err = b.flush(ctx)
+	}
+	if errors.Is(err, errTreeID) {
+		// A base entry git writes differently than read (an odd mode): build again,
+		// each tree written before its parent is named.
+		b.now, b.pending, b.ids = true, nil, nil
+		oid, empty, err = b.dir(ctx, baseTree, entries, root)
+	}
 	if err != nil {
 		return "", fmt.Errorf("build tree: %w", err)
 	}
@@ -56,6 +72,86 @@ func (r *Repo) BuildTree(ctx context.Context, base OID, changes []TreeChange) (O
 		return r.EmptyTree(ctx)
 	}
 	return oid, nil
+}
+
+// treeBuild is one BuildTree: the base trees it read, and the new trees it has named (their
+// ids computed as git computes them) and not yet written. All of them are written in one
+// pipelined mktree round trip at the end, and git's ids are checked against the computed ones.
+type treeBuild struct {
+	r       *Repo
+	read    map[OID][]TreeEntry // base trees read ahead, by id
+	pending [][]TreeEntry
+	ids     []OID
+	now     bool // write each tree at once and take git's id (the fallback)
+}
+
+// errTreeID: git wrote a tree under another id than the one computed for it.
+var errTreeID = errors.New("git mktree wrote a tree under another id than computed")
+
+// prefetch reads, one depth at a time and each depth in one round trip, every base tree the
+// changes under n descend into.
+func (b *treeBuild) prefetch(ctx context.Context, entries []TreeEntry, n *changeNode) error {
+	type level struct {
+		entries []TreeEntry
+		n       *changeNode
+	}
+	todo := []level{{entries, n}}
+	for len(todo) > 0 {
+		var want []string
+		var next []*changeNode
+		for _, l := range todo {
+			byName := make(map[string]TreeEntry, len(l.entries))
+			for _, e := range l.entries {
+				byName[e.Name] = e
+			}
+			for name, c := range l.n.children {
+				old, ok := byName[name]
+				if c.set != nil || len(c.children) == 0 || c.del || !ok || old.Type != "tree" {
+					continue
+				}
+				want = append(want, string(old.OID))
+				next = append(next, c)
+			}
+		}
+		if len(want) == 0 {
+			return nil
+		}
+		objs, found, err := b.r.readObjectsOnce(ctx, want)
+		if err != nil {
+			return err
+		}
+		todo = todo[:0]
+		for i, obj := range objs {
+			if !found[i] || obj.typ != "tree" {
+				continue // left to dir, which reports it
+			}
+			es, err := parseTree(obj.data, b.r.hexLen/2)
+			if err != nil {
+				return fmt.Errorf("read tree %s: %w", want[i], err)
+			}
+			b.read[OID(want[i])] = es
+			todo = append(todo, level{es, next[i]})
+		}
+	}
+	return nil
+}
+
+// flush writes the pending trees, children before parents, in one round trip.
+func (b *treeBuild) flush(ctx context.Context) error {
+	if len(b.pending) == 0 {
+		return nil
+	}
+	got, err := b.r.mktreeWriteAll(ctx, b.pending)
+	if err != nil {
+		return err
+	}
+	for i, id := range got {
+		if id != b.ids[i] {
+			return fmt.Errorf("%w: %s, not %s", errTreeID, id, b.ids[i])
+		}
+		b.r.noteTree(id)
+	}
+	return nil
 }
 
 // EmptyTree writes the empty tree (so it exists like any other object) and
@@ -152,7 +248,7 @@ func splitTreePath(p string) ([]string, error) {
 // (entries already read; "" for none). It returns the new tree's id, or
 // empty=true when nothing is left. An unchanged directory keeps its id
 // without a write.
-func (r *Repo) buildDir(ctx context.Context, base OID, entries []TreeEntry, n *changeNode) (OID, bool, error) {
+func (b *treeBuild) dir(ctx context.Context, base OID, entries []TreeEntry, n *changeNode) (OID, bool, error) {
 	cur := make(map[string]TreeEntry, len(entries)+len(n.children))
 	for _, e := range entries {
 		cur[e.Name] = e
@@ -175,16 +271,19 @@ func (r *Repo) buildDir(ctx context.Context, base OID, entries []TreeEntry, n *c
 			var subBase OID
 			var subEntries []TreeEntry
 			if exists && old.Type == "tree" && !c.del {
-				_, es, ok, err := r.readTree(ctx, string(old.OID))
-				if err != nil {
-					return "", false, err
+				es, ok := b.read[old.OID]
+				if !ok {
+					var err error
+					if _, es, ok, err = b.r.readTree(ctx, string(old.OID)); err != nil {
+						return "", false, err
+					}
 				}
 				if !ok {
 					return "", false, fmt.Errorf("tree %s (%s) is missing", old.OID, name)
 				}
 				subBase, subEntries = old.OID, es
 			}
-			sub, empty, err := r.buildDir(ctx, subBase, subEntries, c)
+			sub, empty, err := b.dir(ctx, subBase, subEntries, c)
 			if err != nil {
 				return "", false, err
 			}
@@ -206,38 +305,82 @@ func (r *Repo) buildDir(ctx context.Context, base OID, entries []TreeEntry, n *c
 	if !changed && base != "" {
 		return base, false, nil
 	}
-	oid, err := r.mktreeWrite(ctx, slices.Collect(maps.Values(cur)))
-	return oid, false, err
+	list := slices.Collect(maps.Values(cur))
+	if b.now {
+		oid, err := b.r.mktreeWrite(ctx, list)
+		return oid, false, err
+	}
+	oid := b.r.treeID(list)
+	b.pending, b.ids = append(b.pending, list), append(b.ids, oid)
+	return oid, false, nil
 }
 
-// mktreeWrite writes one tree through the long-lived "git mktree -z
-// --batch" (which sorts the entries) and returns its id. Input is one
-// "<mode> <type> <oid>\t<name>\0" per entry, then an empty record.
+// treeID is the id git gives a tree of entries: "tree <size>\0" and, in git's tree order
+// (a tree sorts as its name with a "/"), "<mode without leading zeros> <name>\0<raw id>".
+func (r *Repo) treeID(entries []TreeEntry) OID {
+	sorted := slices.Clone(entries)
+	slices.SortFunc(sorted, func(a, b TreeEntry) int { return strings.Compare(treeSortKey(a), treeSortKey(b)) })
+	var body bytes.Buffer
+	for _, e := range sorted {
+		body.WriteString(strings.TrimLeft(canonMode(e.Mode), "0")) // as mktree writes it
+		body.WriteByte(' ')
+		body.WriteString(e.Name)
+		body.WriteByte(0)
+		raw, _ := hex.DecodeString(string(e.OID))
+		body.Write(raw)
+	}
+	return r.objectID("tree", body.Bytes())
+}
+
+// mktreeWrite writes one tree through the long-lived "git mktree -z --batch" and returns its
+// id.
 func (r *Repo) mktreeWrite(ctx context.Context, entries []TreeEntry) (OID, error) {
-	var line string
-	err := r.mktree.do(ctx, r, func(w *bufio.Writer, rd *bufio.Reader) error {
-		for _, e := range entries {
-			if _, err := fmt.Fprintf(w, "%s %s %s\t%s\x00", e.Mode, e.Type, e.OID, e.Name); err != nil {
-				return err
-			}
-		}
-		if err := w.WriteByte(0); err != nil {
-			return err
-		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		var err error
-		line, err = rd.ReadString('\n')
-		return err
-	})
+	ids, err := r.mktreeWriteAll(ctx, [][]TreeEntry{entries})
 	if err != nil {
 		return "", err
 	}
-	oid, err := r.parseOIDLen(strings.TrimSuffix(line, "\n"))
-	if err != nil {
-		return "", fmt.Errorf("git mktree: %w", err)
+	r.noteTree(ids[0])
+	return ids[0], nil
+}
+
+// mktreeWriteAll writes trees through the long-lived "git mktree -z --batch" (which sorts the
+// entries), all requests of a chunk before any answer, and returns their ids. Input is one
+// "<mode> <type> <oid>\t<name>\0" per entry, then an empty record; each answer is one line,
+// so a chunk's answers stay well within a pipe's buffer while its requests are read.
+func (r *Repo) mktreeWriteAll(ctx context.Context, trees [][]TreeEntry) ([]OID, error) {
+	ids := make([]OID, 0, len(trees))
+	for start := 0; start < len(trees); start += maxPipelined {
+		chunk := trees[start:min(start+maxPipelined, len(trees))]
+		err := r.mktree.do(ctx, r, func(w *bufio.Writer, rd *bufio.Reader) error {
+			for _, entries := range chunk {
+				for _, e := range entries {
+					if _, err := fmt.Fprintf(w, "%s %s %s\t%s\x00", e.Mode, e.Type, e.OID, e.Name); err != nil {
+						return err
+					}
+				}
+				if err := w.WriteByte(0); err != nil {
+					return err
+				}
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			for range chunk {
+				line, err := rd.ReadString('\n')
+				if err != nil {
+					return err
+				}
+				oid, err := r.parseOIDLen(strings.TrimSuffix(line, "\n"))
+				if err != nil {
+					return fmt.Errorf("git mktree: %w", err)
+				}
+				ids = append(ids, oid)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
-	r.noteTree(oid)
-	return oid, nil
+	return ids, nil
 }

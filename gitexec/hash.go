@@ -143,19 +143,24 @@ func (r *Repo) HashBlobs(ctx context.Context, contents [][]byte) ([]OID, error) 
 func (r *Repo) DeferBlobs(contents [][]byte) []OID {
 	oids := make([]OID, len(contents))
 	for i, c := range contents {
-		var h hash.Hash = sha1.New()
-		if r.hexLen == 64 {
-			h = sha256.New()
-		}
-		fmt.Fprintf(h, "blob %d\x00", len(c))
-		h.Write(c)
-		oids[i] = OID(hex.EncodeToString(h.Sum(nil)))
+		oids[i] = r.objectID("blob", c)
 	}
 	r.deferred.mu.Lock()
 	r.deferred.blobs = append(r.deferred.blobs, contents...)
 	r.deferred.oids = append(r.deferred.oids, oids...)
 	r.deferred.mu.Unlock()
 	return oids
+}
+
+// objectID is the id git gives an object of type typ and content data in this repository.
+func (r *Repo) objectID(typ string, data []byte) OID {
+	var h hash.Hash = sha1.New()
+	if r.hexLen == 64 {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "%s %d\x00", typ, len(data))
+	h.Write(data)
+	return OID(hex.EncodeToString(h.Sum(nil)))
 }
 
 // deferredBlobs are the blobs DeferBlobs queued and not yet written.

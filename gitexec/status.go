@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -206,11 +207,26 @@ func treeName(a, b *TreeEntry) string {
 	return b.Name
 }
 
-// canonMode is a mode as git's diff prints it: any regular file that is not executable is
-// 100644 (old trees may hold 100664).
+// canonMode is a mode as git writes it into a tree and prints it in a diff (canon_mode): a
+// regular file is 100755 when its owner may execute it, else 100644 (old trees may hold
+// 100664); a symbolic link is 120000, a directory 040000, a submodule 160000.
 func canonMode(mode string) string {
-	if strings.HasPrefix(mode, "100") && mode != "100755" {
+	m, err := strconv.ParseUint(mode, 8, 32)
+	if err != nil {
+		return mode
+	}
+	switch m & 0o170000 {
+	case 0o100000:
+		if m&0o100 != 0 {
+			return "100755"
+		}
 		return "100644"
+	case 0o120000:
+		return "120000"
+	case 0o040000:
+		return modeTree
+	case 0o160000:
+		return "160000"
 	}
 	return mode
 }
