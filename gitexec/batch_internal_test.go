@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,5 +42,32 @@ func TestBatchProcessRecoversFromDeath(t *testing.T) {
 	}
 	if oid, err := r.EmptyTree(ctx); err != nil || oid != r.emptyTree() {
 		t.Errorf("after restart EmptyTree = %s, %v; want %s", oid, err, r.emptyTree())
+	}
+}
+
+// Pipelined requests go in runs a pipe's buffer holds: at most maxPipelined names and
+// maxPipelinedBytes bytes, a longer name alone, every name once and in order.
+func TestPipelineChunks(t *testing.T) {
+	var revs []string
+	for i := range 600 {
+		revs = append(revs, fmt.Sprintf("%040d:dir/%d", i, i))
+	}
+	revs = append(revs, strings.Repeat("x", maxPipelinedBytes+10), "short")
+	var joined []string
+	for _, c := range pipelineChunks(revs) {
+		size := 0
+		for _, r := range c {
+			size += len(r) + 1
+		}
+		if len(c) == 0 || len(c) > maxPipelined || (len(c) > 1 && size > maxPipelinedBytes) {
+			t.Errorf("chunk of %d names, %d bytes", len(c), size)
+		}
+		joined = append(joined, c...)
+	}
+	if !slices.Equal(joined, revs) {
+		t.Error("the chunks do not give back the names in order")
+	}
+	if got := pipelineChunks(nil); len(got) != 0 {
+		t.Errorf("no names: %d chunks", len(got))
 	}
 }

@@ -41,10 +41,31 @@ func (r *Repo) readObjectOnce(ctx context.Context, rev string) (object, bool, er
 	return objs[0], found[0], nil
 }
 
-// maxPipelined bounds the requests written before their answers are read: their bytes stay
-// well within a pipe's buffer, so cat-file never blocks on a full stdout while the requests
-// still wait to be read.
-const maxPipelined = 256
+// maxPipelined and maxPipelinedBytes bound the requests written before their answers are
+// read: the requests stay well within a pipe's buffer, so cat-file, blocked on a full stdout
+// while the answers wait to be read, never leaves a request unread that the writer waits on.
+const (
+	maxPipelined      = 256
+	maxPipelinedBytes = 16 << 10
+)
+
+// pipelineChunks splits revs into runs that respect maxPipelined and maxPipelinedBytes (a
+// single longer name is a run of its own).
+func pipelineChunks(revs []string) [][]string {
+	var chunks [][]string
+	start, size := 0, 0
+	for i, rev := range revs {
+		if i > start && (i-start == maxPipelined || size+len(rev)+1 > maxPipelinedBytes) {
+			chunks = append(chunks, revs[start:i])
+			start, size = i, 0
+		}
+		size += len(rev) + 1
+	}
+	if start < len(revs) {
+		chunks = append(chunks, revs[start:])
+	}
+	return chunks
+}
 
 // readObjectsOnce asks cat-file for every rev in one round trip per maxPipelined requests:
 // all of them are written, then all answers read in order.
@@ -56,8 +77,8 @@ func (r *Repo) readObjectsOnce(ctx context.Context, revs []string) ([]object, []
 	}
 	objs := make([]object, len(revs))
 	found := make([]bool, len(revs))
-	for start := 0; start < len(revs); start += maxPipelined {
-		chunk := revs[start:min(start+maxPipelined, len(revs))]
+	start := 0
+	for _, chunk := range pipelineChunks(revs) {
 		bad := -1 // an ambiguous name
 		err := r.cat.do(ctx, r, func(w *bufio.Writer, rd *bufio.Reader) error {
 			for _, rev := range chunk {
@@ -86,6 +107,7 @@ func (r *Repo) readObjectsOnce(ctx context.Context, revs []string) ([]object, []
 		if bad >= 0 {
 			return nil, nil, fmt.Errorf("read object %s: ambiguous", chunk[bad])
 		}
+		start += len(chunk)
 	}
 	return objs, found, nil
 }
