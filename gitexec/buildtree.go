@@ -35,6 +35,9 @@ type TreeChange struct {
 // Two changes to the same path, or additions of both "a" and "a/b", are an
 // error.
 func (r *Repo) BuildTree(ctx context.Context, base OID, changes []TreeChange) (OID, error) {
+	// The blobs deferred so far are what these trees name: their write starts now, beside
+	// the tree reads and writes (mktree runs with --missing) and the commit-tree that follows.
+	r.startFlush(ctx)
 	root, err := r.changeTree(changes)
 	if err != nil {
 		return "", fmt.Errorf("build tree: %w", err)

@@ -136,10 +136,12 @@ func (r *Repo) HashBlobs(ctx context.Context, contents [][]byte) ([]OID, error) 
 }
 
 // DeferBlobs returns the ids contents will have as blobs and queues their writing: the next
-// HashBlobs writes them in its own process; any other git process, an object read that misses
-// and may lead to them, or Close writes them first, so git never looks for one before it exists (tree writes need not
-// wait: mktree runs with --missing). A writer that would
-// otherwise start hash-object twice in a row starts it once.
+// HashBlobs writes them in its own process, and BuildTree or CommitTree start writing them in
+// the background (trees and commits may name blobs that do not exist yet: mktree runs with
+// --missing, commit-tree checks only its tree). Any other git process (a ref update first), an
+// object read that misses and may lead to them, or Close waits until they are written, so git
+// never looks for one before it exists. A writer that would otherwise start hash-object twice
+// in a row starts it once.
 func (r *Repo) DeferBlobs(contents [][]byte) []OID {
 	oids := make([]OID, len(contents))
 	for i, c := range contents {
