@@ -15,7 +15,7 @@ test: ## Run every test, including the testscript scenarios in testdata/scripts.
 	$(GO) test -count=1 $(PKGS)
 
 race: ## Run the tests under the race detector (includes the concurrency tests).
-	$(GO) test -count=1 -race $(PKGS)
+	$(GO) test -count=1 -race -timeout 40m $(PKGS)
 
 lint: ## gofmt, go vet and staticcheck (pinned as a go.mod tool) must be clean.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
