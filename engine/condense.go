@@ -182,15 +182,19 @@ func (en *Engine) rideAlong(ctx context.Context, s session.State, c events.GitCo
 	if s.BaseCommit == c.Commit || tip == "" || len(s.Recorder.Pending) != 1 {
 		return nil
 	}
-	branch := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
-	peers, err := en.worktreeSessions()
-	if err != nil {
-		return nil
-	}
-	for _, p := range peers {
-		if p.SessionID != s.SessionID && session.ShadowBranch(p.BaseCommit, p.WorktreeID) == branch {
-			return nil
+	// A live peer of this worktree on the same branch may still need it. The briefs say so
+	// without decoding any session's state.
+	head, _ := en.Repo.HeadAtOpen()
+	branch := session.ShadowBranch(s.BaseCommit, s.WorktreeID) // one worktree: one WorktreeID
+	shared := false
+	if _, err := en.Store.ListWhere(func(b session.Brief) bool {
+		if b.SessionID != s.SessionID && b.Live(en.Repo.TopLevel, string(head)) &&
+			session.ShadowBranch(b.BaseCommit, s.WorktreeID) == branch {
+			shared = true
 		}
+		return false
+	}); err != nil || shared {
+		return nil
 	}
 	ref := gitexec.BranchRef(branch)
 	if now, ok, err := en.Repo.ResolveRef(ctx, ref); err != nil || !ok || now != tip {

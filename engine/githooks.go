@@ -435,7 +435,7 @@ func (en *Engine) DeleteShadow(ctx context.Context, sess *session.Session, d ses
 		if fresh, ok := others[o.SessionID]; ok {
 			o = fresh
 		}
-		if o.SessionID != sess.ID && o.Phase == session.PhaseActive && o.HasNewContent() && session.ShadowBranch(o.BaseCommit, o.WorktreeID) == d.Branch {
+		if o.SessionID != sess.ID && o.HasNewContent() && session.ShadowBranch(o.BaseCommit, o.WorktreeID) == d.Branch {
 			return []events.Event{en.Event(events.ShadowBranchDeleted{Branch: d.Branch, Kept: true})}
 		}
 	}

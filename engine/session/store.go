@@ -344,6 +344,7 @@ func (st Store) List() ([]State, error) {
 // Brief is the handful of session-state keys that hooks filter sessions by, read without
 // decoding the whole state, so that finished sessions cost later commits next to nothing.
 type Brief struct {
+	SessionID                       string
 	WorktreePath, Phase, BaseCommit string
 	HasWork                         bool // checkpoint_count > 0 or files_touched non-empty
 	Pending                         bool // owes a condensation or a shadow-branch deletion
@@ -378,15 +379,17 @@ func (st Store) ListWhere(keep func(Brief) bool) ([]State, error) {
 	var out []State
 	for _, id := range ids {
 		if data, err := os.ReadFile(st.StatePath(id)); err == nil {
-			if b, ok := briefOf(data); ok && !keep(b) {
-				continue
+			if b, ok := briefOf(data); ok {
+				if b.SessionID = id; !keep(b) {
+					continue
+				}
 			}
 		}
 		s, err := st.Peek(id)
 		if err != nil || !s.Exists() {
 			continue
 		}
-		b := Brief{WorktreePath: s.WorktreePath, Phase: string(s.Phase), BaseCommit: s.BaseCommit, HasWork: s.HasNewContent(),
+		b := Brief{SessionID: id, WorktreePath: s.WorktreePath, Phase: string(s.Phase), BaseCommit: s.BaseCommit, HasWork: s.HasNewContent(),
 			Pending: len(Pending(s)) > 0, Prepared: s.Recorder.PreparedID != ""}
 		if keep(b) {
 			out = append(out, s)
