@@ -424,8 +424,8 @@ func (en *Engine) unrecordedHead(ctx context.Context, sessions []session.State) 
 }
 
 // DeleteShadow removes the shadow branch a condensation emptied unless another session of the
-// worktree, active and uncondensed, still builds on it. others are the fresher states of
-// sessions the caller holds open.
+// worktree with uncommitted work, active or idle, still builds on it. others are the fresher
+// states of sessions the caller holds open.
 func (en *Engine) DeleteShadow(ctx context.Context, sess *session.Session, d session.DeleteShadow, others map[string]session.State) []events.Event {
 	peers, err := en.worktreeSessions()
 	if err != nil {

@@ -40,7 +40,7 @@ type Condense struct {
 type RemoveSession struct{}
 
 // DeleteShadow removes the shadow branch a condensation emptied, unless another session of
-// the worktree that is still active and uncondensed builds on it.
+// the worktree with uncommitted work (active or idle) builds on it.
 type DeleteShadow struct {
 	Branch string `json:"branch"`
 	Tip    string `json:"tip,omitempty"` // the session's last checkpoint on it, tried first
