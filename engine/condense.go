@@ -89,6 +89,7 @@ func chunkRefs(w slotWrite) []events.ChunkRef {
 // its uncommitted files forward onto a shadow branch for the new HEAD.
 func (en *Engine) Condense(ctx context.Context, s session.State, f session.Condense) ([]events.Event, error) {
 	c := f.Commit
+	en.Repo.PrestartWrites() // git starts up while the checkpoint is computed
 	data, pos, err := en.sessionTranscript(ctx, s)
 	if err != nil {
 		en.Log.Warn("condense without transcript", "session_id", s.SessionID, "error", err.Error())

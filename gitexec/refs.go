@@ -185,14 +185,37 @@ func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 			return fmt.Errorf("update refs: %w", err)
 		}
 	}
-	timeout := strconv.Itoa(refLockTimeoutMS)
-	_, err := r.git(ctx, call{stdin: &in},
-		"-c", "core.filesRefLockTimeout="+timeout, "-c", "core.packedRefsTimeout="+timeout,
-		"update-ref", "--stdin", "-z")
+	var err error
+	if p := r.refUpdater.take(updateRefArgs); p != nil {
+		if err = r.flushDeferred(ctx); err != nil {
+			p.abandon()
+			return err
+		}
+		_, err = p.finish(ctx, in.Bytes())
+	} else {
+		_, err = r.git(ctx, call{stdin: &in}, updateRefArgs...)
+	}
 	if err != nil {
 		return fmt.Errorf("update refs: %w", err)
 	}
 	return nil
+}
+
+// updateRefArgs run every ref transaction: a lock another process holds is waited for
+// refLockTimeoutMS at most.
+var updateRefArgs = []string{
+	"-c", "core.filesRefLockTimeout=" + strconv.Itoa(refLockTimeoutMS),
+	"-c", "core.packedRefsTimeout=" + strconv.Itoa(refLockTimeoutMS),
+	"update-ref", "--stdin", "-z",
+}
+
+// PrestartWrites starts, in the background, the tree writer and the process of the next ref
+// transaction, for a caller about to write a commit and move a branch (a condensation, a
+// checkpoint): git starts up while the caller reads and computes. A process left unused
+// ends at Close, having done nothing.
+func (r *Repo) PrestartWrites() {
+	r.mktree.prestart(r)
+	r.refUpdater.start(r, updateRefArgs)
 }
 
 // writeRefUpdate appends u to the update-ref -z input.

@@ -81,11 +81,21 @@ func refsFixture(t *testing.T) (*gitexec.Repo, gitexec.OID, gitexec.OID) {
 }
 
 func TestUpdateRefsCompareAndSwap(t *testing.T) {
+	t.Run("started on demand", func(t *testing.T) { testUpdateRefsCompareAndSwap(t, false) })
+	t.Run("started ahead", func(t *testing.T) { testUpdateRefsCompareAndSwap(t, true) })
+}
+
+// testUpdateRefsCompareAndSwap plays every kind of ref update, each with its update-ref process
+// started ahead (PrestartWrites) when prestart is set.
+func testUpdateRefsCompareAndSwap(t *testing.T, prestart bool) {
 	r, c1, c2 := refsFixture(t)
 	ctx := context.Background()
 	ref := gitexec.RefName("refs/heads/entire/checkpoints/v1")
 	step := func(name string, u gitexec.RefUpdate, wantMoved bool, wantAt gitexec.OID) {
 		t.Helper()
+		if prestart {
+			r.PrestartWrites()
+		}
 		err := r.UpdateRefs(ctx, []gitexec.RefUpdate{u})
 		if moved := errors.Is(err, gitexec.ErrRefMoved); moved != wantMoved || (err != nil && !wantMoved) {
 			t.Errorf("%s: err = %v, want moved=%v", name, err, wantMoved)

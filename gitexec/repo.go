@@ -25,8 +25,10 @@ type Repo struct {
 	env        []string // environment of every child
 	hexLen     int      // 40 (sha1) or 64 (sha256)
 	cat        batchProc
+	objects    objectCache // trees and commits read, by names that cannot change
 	mktree     batchProc
-	headAtOpen OID // HEAD when opened; "" on an unborn branch
+	refUpdater prestarted // the next update-ref, started ahead (PrestartWrites)
+	headAtOpen OID        // HEAD when opened; "" on an unborn branch
 	// filesRefs: opened from its files (openFromFiles), so refs are loose files and
 	// packed-refs in GitDir, and ResolveRef reads them without a process.
 	filesRefs bool
@@ -213,6 +215,7 @@ func (r *Repo) PrestartReads() {
 // once; batch operations (object reads, tree writes) fail with ErrClosed
 // afterwards.
 func (r *Repo) Close() error {
+	r.refUpdater.close()
 	return errors.Join(r.flushDeferred(context.Background()), r.cat.close(), r.mktree.close())
 }
 

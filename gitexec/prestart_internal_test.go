@@ -1,0 +1,124 @@
+package gitexec
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// internalRepo is an empty repository with one commit, opened, for the package's own tests.
+func internalRepo(t *testing.T) (*Repo, OID) {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main", dir},
+		{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "c"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, ok := r.HeadAtOpen()
+	if !ok {
+		t.Fatal("no HEAD")
+	}
+	return r, head
+}
+
+// A ref transaction goes to the update-ref started ahead, once; one started and never given a
+// transaction ends at Close having changed nothing.
+func TestPrestartedRefUpdate(t *testing.T) {
+	r, head := internalRepo(t)
+	ctx := context.Background()
+	r.PrestartWrites()
+	if err := r.UpdateRefs(ctx, []RefUpdate{{Name: "refs/heads/a", New: head}}); err != nil {
+		t.Fatal(err)
+	}
+	if r.refUpdater.ready == nil || r.refUpdater.p != nil {
+		t.Errorf("the started process was not taken: %+v", r.refUpdater)
+	}
+	// A second transaction starts its own process.
+	if err := r.UpdateRefs(ctx, []RefUpdate{{Name: "refs/heads/b", New: head}}); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := Open(ctx, r.TopLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.PrestartWrites()
+	<-r2.refUpdater.ready
+	if r2.refUpdater.p == nil {
+		t.Fatal("no process was started ahead")
+	}
+	if err := r2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", r.TopLevel, "for-each-ref", "--format=%(refname)").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(out)); strings.Join(got, " ") != "refs/heads/a refs/heads/b refs/heads/main" {
+		t.Errorf("refs = %v", got)
+	}
+}
+
+// The object cache answers reads of trees and commits by id and by lasting names, never keeps
+// blobs, and never answers a name that can move.
+func TestObjectCache(t *testing.T) {
+	r, head := internalRepo(t)
+	defer r.Close()
+	ctx := context.Background()
+	if _, err := r.CommitMessage(ctx, string(head)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.objects.get(string(head)); !ok {
+		t.Error("a commit read by id is not kept")
+	}
+	if _, _, ok, err := r.readTree(ctx, string(head)+"^{tree}"); err != nil || !ok {
+		t.Fatalf("read tree: %v %v", ok, err)
+	}
+	if _, ok := r.objects.get(string(head) + "^{tree}"); !ok {
+		t.Error("a tree read by a lasting name is not kept under it")
+	}
+	if _, _, ok, err := r.readTree(ctx, "HEAD"); err != nil || !ok {
+		t.Fatalf("read tree: %v %v", ok, err)
+	}
+	if _, ok := r.objects.get("HEAD"); ok {
+		t.Error("HEAD, a name that moves, is kept")
+	}
+	blob, err := r.HashBlobs(ctx, [][]byte{[]byte("x\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.ReadBlob(ctx, string(blob[0])); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.objects.get(string(blob[0])); ok {
+		t.Error("a blob is kept")
+	}
+	for _, tc := range []struct {
+		rev  string
+		want bool
+	}{
+		{string(head), false}, // ids are kept under the object's own id, not as a name
+		{string(head) + ":a/b", true},
+		{string(head) + "^{tree}", true},
+		{string(head) + "~1", false},
+		{"main:a", false},
+		{strings.ToUpper(string(head)) + ":a", false},
+	} {
+		if got := lastingName(40, tc.rev); got != tc.want {
+			t.Errorf("lastingName(%q) = %v, want %v", tc.rev, got, tc.want)
+		}
+	}
+}
