@@ -42,6 +42,9 @@ type Session struct {
 	store   Store
 	dirty   bool
 	removed bool
+	// written is the journal offset of the state last written to the snapshot by this
+	// process (-1: none), so that Close does not write the same state again.
+	written int64
 }
 
 // Open locks the session's journal and loads its state from the snapshot plus the journal tail,
@@ -70,7 +73,7 @@ func (st Store) open(id string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
-	s := &Session{ID: id, j: j, store: st}
+	s := &Session{ID: id, j: j, store: st, written: -1}
 	state, stale, err := st.load(j, id)
 	if err != nil {
 		j.Close()
@@ -195,16 +198,30 @@ func (s *Session) SyncState() error {
 	if !s.State.Exists() {
 		return nil
 	}
-	return s.store.WriteSnapshot(s.State)
+	return s.writeSnapshot()
+}
+
+// writeSnapshot writes the state file and remembers which state it holds.
+func (s *Session) writeSnapshot() error {
+	if err := s.store.WriteSnapshot(s.State); err != nil {
+		return err
+	}
+	s.written = s.State.Recorder.JournalOffset
+	return nil
+}
+
+// snapshotCurrent reports whether the state file holds the state as it is now.
+func (s *Session) snapshotCurrent() bool {
+	return s.written == s.State.Recorder.JournalOffset
 }
 
 // Snapshot writes the state file now (not synced: it is a view the journal can rebuild), so
 // that readers see the session as its journal has it while the session stays open.
 func (s *Session) Snapshot() error {
-	if !s.dirty || !s.State.Exists() || s.removed {
+	if !s.dirty || !s.State.Exists() || s.removed || s.snapshotCurrent() {
 		return nil
 	}
-	return s.store.WriteSnapshot(s.State)
+	return s.writeSnapshot()
 }
 
 // Close makes the journal durable, writes the snapshot atomically and releases the lock.
@@ -216,8 +233,8 @@ func (s *Session) Close() error {
 	if s.dirty {
 		if err := s.j.Sync(); err != nil {
 			errs = append(errs, fmt.Errorf("sync journal: %w", err))
-		} else if s.State.Exists() {
-			if err := s.store.WriteSnapshot(s.State); err != nil {
+		} else if s.State.Exists() && !s.snapshotCurrent() {
+			if err := s.writeSnapshot(); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -469,3 +469,64 @@ func TestLiveMarkers(t *testing.T) {
 		t.Errorf("removed session's marker = %q", got)
 	}
 }
+
+// A state written by SyncState or Snapshot is not written again by Close (same file, not a
+// new one renamed over it), and a state appended after it is.
+func TestStoreCloseSkipsSnapshotAlreadyWritten(t *testing.T) {
+	st := NewStore(t.TempDir())
+	batches := sessionBatches("s1")
+	record(t, st, "s1", batches[:1])
+	inode := func() os.FileInfo {
+		t.Helper()
+		fi, err := os.Stat(st.StatePath("s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	for _, write := range []string{"SyncState", "Snapshot"} {
+		sess, err := st.Open("s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.Append(batches[1]...); err != nil {
+			t.Fatal(err)
+		}
+		if write == "SyncState" {
+			err = sess.SyncState()
+		} else {
+			err = sess.Snapshot()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		written := inode()
+		if err := sess.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !os.SameFile(written, inode()) {
+			t.Errorf("%s then Close: the snapshot was written twice", write)
+		}
+		batches = batches[1:]
+	}
+	sess, err := st.Open("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.SyncState(); err != nil {
+		t.Fatal(err)
+	}
+	before := inode()
+	if err := sess.Append(batches[1]...); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(before, inode()) {
+		t.Error("a state appended after the snapshot was not written at Close")
+	}
+	if got, err := st.Peek("s1"); err != nil || got.Recorder.JournalSeq != sess.State.Recorder.JournalSeq {
+		t.Errorf("Peek = seq %d (%v), want %d", got.Recorder.JournalSeq, err, sess.State.Recorder.JournalSeq)
+	}
+}
