@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // object is one object read through cat-file.
@@ -77,6 +78,32 @@ func (r *Repo) readObjectsOnce(ctx context.Context, revs []string) ([]object, []
 	}
 	objs := make([]object, len(revs))
 	found := make([]bool, len(revs))
+	ask := make([]string, 0, len(revs)) // what the cache does not hold
+	at := make([]int, 0, len(revs))
+	for i, rev := range revs {
+		if obj, ok := r.objects.get(rev); ok {
+			objs[i], found[i] = obj, true
+			continue
+		}
+		ask, at = append(ask, rev), append(at, i)
+	}
+	got, gotFound, err := r.askObjects(ctx, ask)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, i := range at {
+		objs[i], found[i] = got[k], gotFound[k]
+		if gotFound[k] {
+			r.objects.put(r.hexLen, ask[k], got[k])
+		}
+	}
+	return objs, found, nil
+}
+
+// askObjects is readObjectsOnce without the cache.
+func (r *Repo) askObjects(ctx context.Context, revs []string) ([]object, []bool, error) {
+	objs := make([]object, len(revs))
+	found := make([]bool, len(revs))
 	start := 0
 	for _, chunk := range pipelineChunks(revs) {
 		bad := -1 // an ambiguous name
@@ -110,6 +137,65 @@ func (r *Repo) readObjectsOnce(ctx context.Context, revs []string) ([]object, []
 		start += len(chunk)
 	}
 	return objs, found, nil
+}
+
+// objectCache keeps the trees, commits and tags this process read, by id and by any name that
+// cannot change ("<id>:<path>", "<id>^{tree}"): objects never change, and a hook reads the same
+// commits and trees several times (the new commit's message and parents, the record's tip).
+// Blobs are not kept: callers own the bytes ReadBlob returns.
+type objectCache struct {
+	mu    sync.Mutex
+	byKey map[string]object
+	bytes int
+}
+
+// maxCachedBytes bounds the cache; maxCachedObject is the largest object it keeps.
+const (
+	maxCachedBytes  = 8 << 20
+	maxCachedObject = 256 << 10
+)
+
+func (c *objectCache) get(rev string) (object, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	obj, ok := c.byKey[rev]
+	return obj, ok
+}
+
+// put keeps obj, read as rev, under its id and under rev when rev names it for good.
+func (c *objectCache) put(hexLen int, rev string, obj object) {
+	if obj.typ == "blob" || len(obj.data) > maxCachedObject || len(obj.oid) != hexLen {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bytes+len(obj.data) > maxCachedBytes {
+		return
+	}
+	if c.byKey == nil {
+		c.byKey = map[string]object{}
+	}
+	if _, dup := c.byKey[string(obj.oid)]; !dup {
+		c.bytes += len(obj.data)
+	}
+	c.byKey[string(obj.oid)] = obj
+	if rev != string(obj.oid) && lastingName(hexLen, rev) {
+		c.byKey[rev] = obj
+	}
+}
+
+// lastingName reports whether rev names the same object forever: a full object id followed by
+// a path or a peel.
+func lastingName(hexLen int, rev string) bool {
+	if len(rev) <= hexLen || (rev[hexLen] != ':' && !strings.HasPrefix(rev[hexLen:], "^{")) {
+		return false
+	}
+	for _, c := range rev[:hexLen] {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // readAnswer reads one cat-file --batch answer.

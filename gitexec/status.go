@@ -99,7 +99,18 @@ type treeDiff struct {
 // diff reads the two root trees and walks them.
 func (d *treeDiff) diff(ctx context.Context, a, b string) ([]DiffEntry, error) {
 	var sides [2][]TreeEntry
+	// Both roots in one round trip; a name cat-file cannot peel goes the long way.
+	objs, found, err := d.r.readObjectsOnce(ctx, []string{a + "^{tree}", b + "^{tree}"})
+	if err != nil {
+		return nil, err
+	}
 	for i, rev := range []string{a, b} {
+		if found[i] && objs[i].typ == "tree" {
+			if sides[i], err = parseTree(objs[i].data, d.r.hexLen/2); err != nil {
+				return nil, fmt.Errorf("read tree %s: %w", rev, err)
+			}
+			continue
+		}
 		_, entries, ok, err := d.r.readTree(ctx, rev)
 		if err == nil && !ok {
 			err = fmt.Errorf("%s names no tree", rev)
@@ -120,28 +131,60 @@ func (d *treeDiff) diff(ctx context.Context, a, b string) ([]DiffEntry, error) {
 // in step meets each name once per kind: a file replaced by a directory of the same name is
 // a deletion and additions, as in diff-tree.
 func (d *treeDiff) level(ctx context.Context, prefix string, as, bs []TreeEntry) error {
+	if err := d.prefetch(ctx, as, bs); err != nil {
+		return err
+	}
 	for len(as) > 0 || len(bs) > 0 {
-		var a, b *TreeEntry
-		switch {
-		case len(bs) == 0:
-			a, as = &as[0], as[1:]
-		case len(as) == 0:
-			b, bs = &bs[0], bs[1:]
-		default:
-			switch ka, kb := treeSortKey(as[0]), treeSortKey(bs[0]); {
-			case ka < kb:
-				a, as = &as[0], as[1:]
-			case ka > kb:
-				b, bs = &bs[0], bs[1:]
-			default:
-				a, b, as, bs = &as[0], &bs[0], as[1:], bs[1:]
-			}
-		}
+		a, b := nextPair(&as, &bs)
 		if err := d.entry(ctx, prefix, a, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// nextPair takes the next name off the two sorted levels: the entry of a side that has it,
+// nil for a side that does not.
+func nextPair(as, bs *[]TreeEntry) (a, b *TreeEntry) {
+	switch {
+	case len(*bs) == 0:
+		a, *as = &(*as)[0], (*as)[1:]
+	case len(*as) == 0:
+		b, *bs = &(*bs)[0], (*bs)[1:]
+	default:
+		switch ka, kb := treeSortKey((*as)[0]), treeSortKey((*bs)[0]); {
+		case ka < kb:
+			a, *as = &(*as)[0], (*as)[1:]
+		case ka > kb:
+			b, *bs = &(*bs)[0], (*bs)[1:]
+		default:
+			a, b, *as, *bs = &(*as)[0], &(*bs)[0], (*as)[1:], (*bs)[1:]
+		}
+	}
+	return a, b
+}
+
+// prefetch reads, in one round trip, the subtrees of a level that the walk will descend into,
+// so that entry finds them in the object cache. Past the walk's budget it reads nothing: the
+// walk stops there anyway.
+func (d *treeDiff) prefetch(ctx context.Context, as, bs []TreeEntry) error {
+	var want []string
+	for len(as) > 0 || len(bs) > 0 {
+		a, b := nextPair(&as, &bs)
+		if a != nil && b != nil && a.OID == b.OID && canonMode(a.Mode) == canonMode(b.Mode) {
+			continue
+		}
+		for _, e := range []*TreeEntry{a, b} {
+			if e != nil && e.Type == "tree" {
+				want = append(want, string(e.OID))
+			}
+		}
+	}
+	if len(want) < 2 || len(want) > d.budget {
+		return nil // one read is a round trip anyway
+	}
+	_, _, err := d.r.readObjectsOnce(ctx, want)
+	return err
 }
 
 // entry appends the differences of one name: a alone was deleted, b alone added, both
