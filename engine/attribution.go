@@ -82,11 +82,12 @@ func lcsLength(a, b []string) int {
 // the same blob diff to nothing without reading it. (Reading "<rev>:<path>" per file would
 // walk commit and trees again for every file.)
 type revFiles struct {
-	ctx  context.Context
-	repo *gitexec.Repo
-	oids map[string]map[string]gitexec.OID // rev → path → blob ("" when missing)
-	data map[gitexec.OID][]byte
-	want []gitexec.OID // blobs the diffs announced by need will read, not read yet
+	ctx    context.Context
+	repo   *gitexec.Repo
+	oids   map[string]map[string]gitexec.OID // rev → path → blob ("" when missing)
+	data   map[gitexec.OID][]byte
+	want   []gitexec.OID // blobs the diffs announced by need will read, not read yet
+	wanted map[gitexec.OID]bool
 }
 
 // need announces diffs from rev a to rev b of paths: their blobs are then read together, in
@@ -98,8 +99,9 @@ func (f *revFiles) need(a, b string, paths []string) {
 			continue
 		}
 		for _, o := range []gitexec.OID{oa, ob} {
-			if _, done := f.data[o]; o != "" && !done {
+			if _, done := f.data[o]; o != "" && !done && !f.wanted[o] {
 				f.want = append(f.want, o)
+				f.wanted[o] = true
 			}
 		}
 	}
@@ -107,7 +109,7 @@ func (f *revFiles) need(a, b string, paths []string) {
 
 // newRevFiles looks up paths in each of revs ("" revisions have no files).
 func (en *Engine) newRevFiles(ctx context.Context, revs []string, paths []string) *revFiles {
-	f := &revFiles{ctx: ctx, repo: en.Repo, oids: map[string]map[string]gitexec.OID{}, data: map[gitexec.OID][]byte{}}
+	f := &revFiles{ctx: ctx, repo: en.Repo, oids: map[string]map[string]gitexec.OID{}, data: map[gitexec.OID][]byte{}, wanted: map[gitexec.OID]bool{}}
 	for _, rev := range revs {
 		if _, done := f.oids[rev]; done || rev == "" {
 			continue
@@ -135,8 +137,11 @@ func (f *revFiles) read(rev, path string) []byte {
 	if data, ok := f.data[oid]; ok {
 		return data
 	}
-	want := append(f.want, oid)
-	f.want = nil
+	want := f.want
+	if !f.wanted[oid] {
+		want = append(want, oid)
+	}
+	f.want, f.wanted = nil, map[gitexec.OID]bool{}
 	got, err := f.repo.ReadBlobs(f.ctx, want)
 	for _, o := range want {
 		f.data[o] = got[o] // nil when missing or unreadable: no lines
@@ -223,9 +228,17 @@ func (en *Engine) initialAttribution(ctx context.Context, s session.State, head 
 	files := en.newRevFiles(ctx, []string{base, shadow, head}, paths)
 	files.need(base, shadow, s.FilesTouched)
 	files.need(shadow, head, s.FilesTouched)
-	files.need(base, head, paths[len(s.FilesTouched):])
 	for _, p := range s.FilesTouched {
 		touched[p] = true
+	}
+	var others []string // the commit's files the session did not touch: only base to head
+	for _, c := range changed {
+		if !touched[c.Path] {
+			others = append(others, c.Path)
+		}
+	}
+	files.need(base, head, others)
+	for _, p := range s.FilesTouched {
 		added, _ := files.diff(base, shadow, p)
 		work += added
 		pa, pr := files.diff(shadow, head, p)
