@@ -53,18 +53,14 @@ func (en *Engine) autoCommit(ctx context.Context, s session.State, input events.
 	if err != nil {
 		return nil, err
 	}
-	tree, err := en.Repo.BuildTree(ctx, headTree, changes)
+	_, commit, err := en.Repo.BuildCommit(ctx, headTree, changes, []gitexec.OID{head}, autoCommitMessage(s, input, f.CheckpointID), headTree)
 	if err != nil {
-		return nil, fmt.Errorf("auto-commit: build tree: %w", err)
+		return nil, fmt.Errorf("auto-commit: %w", err)
 	}
-	if tree == headTree {
+	if commit == "" {
 		fmt.Fprintln(en.Stderr, "No changes to commit (files already committed)")
 		done.Skipped = true
 		return []events.Event{en.Event(done)}, nil
-	}
-	commit, err := en.Repo.CommitTree(ctx, tree, []gitexec.OID{head}, autoCommitMessage(s, input, f.CheckpointID))
-	if err != nil {
-		return nil, fmt.Errorf("auto-commit: %w", err)
 	}
 	ref := gitexec.RefName("HEAD")
 	if attached {

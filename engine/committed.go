@@ -45,11 +45,7 @@ func (en *Engine) updateMetadataBranchWith(ctx context.Context, msg string, extr
 		if err != nil {
 			return "", false, err
 		}
-		tree, err := en.Repo.BuildTree(ctx, base, changes)
-		if err != nil {
-			return "", false, fmt.Errorf("build metadata tree: %w", err)
-		}
-		commit, err := en.Repo.CommitTree(ctx, tree, parents, msg)
+		_, commit, err := en.Repo.BuildCommit(ctx, base, changes, parents, msg, "")
 		if err != nil {
 			return "", false, fmt.Errorf("commit metadata: %w", err)
 		}

@@ -210,26 +210,22 @@ func (en *Engine) commitShadowOnce(ctx context.Context, branch string, headTree 
 		}
 		all = append(append([]gitexec.TreeChange(nil), others...), changes...)
 	}
-	tree, err := en.Repo.BuildTree(ctx, headTree, all)
-	if err != nil {
-		return "", fmt.Errorf("build shadow tree: %w", err)
-	}
 	var parents []gitexec.OID
+	var tipTree gitexec.OID // a tree equal to the tip's records nothing
 	if exists {
-		tipTree, err := en.treeOf(ctx, string(tip))
-		if err != nil {
+		if tipTree, err = en.treeOf(ctx, string(tip)); err != nil {
 			return "", err
-		}
-		if tipTree == tree {
-			return "", nil
 		}
 		if !reset {
 			parents = []gitexec.OID{tip}
 		}
 	}
-	commit, err := en.Repo.CommitTree(ctx, tree, parents, msg)
+	_, commit, err := en.Repo.BuildCommit(ctx, headTree, all, parents, msg, tipTree)
 	if err != nil {
 		return "", fmt.Errorf("commit shadow checkpoint: %w", err)
+	}
+	if commit == "" {
+		return "", nil
 	}
 	var old gitexec.OID
 	if exists {

@@ -35,6 +35,12 @@ type TreeChange struct {
 // Two changes to the same path, or additions of both "a" and "a/b", are an
 // error.
 func (r *Repo) BuildTree(ctx context.Context, base OID, changes []TreeChange) (OID, error) {
+	return r.buildTree(ctx, base, changes, nil)
+}
+
+// buildTree is BuildTree; named, when not nil, gets the new root's id once it is computed,
+// before the trees are written.
+func (r *Repo) buildTree(ctx context.Context, base OID, changes []TreeChange, named func(OID)) (OID, error) {
 	// The blobs deferred so far are what these trees name: their write starts now, beside
 	// the tree reads and writes (mktree runs with --missing) and the commit-tree that follows.
 	r.startFlush(ctx)
@@ -60,6 +66,9 @@ func (r *Repo) BuildTree(ctx context.Context, base OID, changes []TreeChange) (O
 	}
 	oid, empty, err := b.dir(ctx, baseTree, entries, root)
 	if err == nil {
+		if named != nil && !empty {
+			named(oid)
+		}
 		err = b.flush(ctx)
 	}
 	if errors.Is(err, errTreeID) {

@@ -20,20 +20,17 @@ const (
 // commit is never signed, whatever commit.gpgSign says: a hook must not wait
 // on a passphrase prompt.
 func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message string) (OID, error) {
-	args := []string{"commit-tree", "--no-gpg-sign"}
-	for _, p := range parents {
-		id, err := r.parseOIDLen(string(p))
-		if err != nil {
-			return "", fmt.Errorf("commit tree: parent: %w", err)
-		}
-		args = append(args, "-p", string(id))
-	}
-	treeID, err := r.parseOIDLen(string(tree))
+	args, err := r.commitTreeArgs(tree, parents)
 	if err != nil {
 		return "", fmt.Errorf("commit tree: %w", err)
 	}
-	args = append(args, string(treeID))
-	out, err := r.git(ctx, call{stdin: strings.NewReader(message), beside: true}, args...)
+	var out []byte
+	if p := r.ahead.take(args); p != nil {
+		r.startFlush(ctx) // as for any run beside the deferred blobs' write
+		out, err = p.finish(ctx, []byte(message))
+	} else {
+		out, err = r.git(ctx, call{stdin: strings.NewReader(message), beside: true}, args...)
+	}
 	if err != nil && identityMissing(err) {
 		env, ferr := r.fallbackIdentity(ctx)
 		if ferr != nil {
@@ -49,6 +46,54 @@ func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message 
 		return "", fmt.Errorf("commit tree: %w", err)
 	}
 	return id, nil
+}
+
+// commitTreeArgs is the command line of CommitTree.
+func (r *Repo) commitTreeArgs(tree OID, parents []OID) ([]string, error) {
+	args := []string{"commit-tree", "--no-gpg-sign"}
+	for _, p := range parents {
+		id, err := r.parseOIDLen(string(p))
+		if err != nil {
+			return nil, fmt.Errorf("parent: %w", err)
+		}
+		args = append(args, "-p", string(id))
+	}
+	treeID, err := r.parseOIDLen(string(tree))
+	if err != nil {
+		return nil, err
+	}
+	return append(args, string(treeID)), nil
+}
+
+// BuildCommit is BuildTree then CommitTree, with the commit-tree process started as soon as
+// the new root tree's id is computed: git's start-up overlaps the writing of the trees
+// (commit-tree reads its whole message before it looks for its tree). A tree equal to unless
+// (the tree of the commit it would follow, when set) is returned without a commit.
+func (r *Repo) BuildCommit(ctx context.Context, base OID, changes []TreeChange, parents []OID, message string, unless OID) (tree, commit OID, err error) {
+	var early []string // the command line started ahead, if any
+	tree, err = r.buildTree(ctx, base, changes, func(root OID) {
+		if root == unless {
+			return
+		}
+		if args, err := r.commitTreeArgs(root, parents); err == nil {
+			early = args
+			r.ahead.start(r, args)
+		}
+	})
+	if err != nil {
+		if early != nil {
+			r.ahead.drop(early)
+		}
+		return "", "", err
+	}
+	if early != nil && early[len(early)-1] != string(tree) {
+		r.ahead.drop(early) // built again under other ids (the fallback): not this tree
+	}
+	if unless != "" && tree == unless {
+		return tree, "", nil
+	}
+	commit, err = r.CommitTree(ctx, tree, parents, message)
+	return tree, commit, err
 }
 
 // identityMissing reports whether git refused to commit for lack of a name

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -61,32 +62,44 @@ func (p *startedGit) finish(ctx context.Context, input []byte) ([]byte, error) {
 	return p.stdout.Bytes(), nil
 }
 
-// abandon ends a process that was never given its input: with an empty input it does
-// nothing.
+// abandon ends a process that was never given its input. It is killed, not given an empty
+// input: a commit-tree would then write a commit with an empty message.
 func (p *startedGit) abandon() {
+	_ = p.cmd.Process.Kill()
 	_ = p.stdin.Close()
 	<-p.done
 }
 
-// prestarted holds at most one process started ahead for the next run of the same arguments.
+// prestarted holds the processes started ahead of their runs, at most one per command line.
 type prestarted struct {
 	mu     sync.Mutex
-	ready  chan struct{} // closed once the start under way has ended; nil when none was asked
-	p      *startedGit
+	slots  map[string]*prestartSlot
 	closed bool
 }
 
-// start starts the process in the background unless one was started already.
+// prestartSlot is one process started ahead.
+type prestartSlot struct {
+	ready chan struct{} // closed once the start has ended
+	p     *startedGit   // nil when the start failed or the process was taken
+}
+
+func argsKey(args []string) string { return strings.Join(args, "\x00") }
+
+// start starts "git args..." in the background unless one was started already for args.
 func (s *prestarted) start(r *Repo, args []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || s.ready != nil {
+	key := argsKey(args)
+	if s.closed || s.slots[key] != nil {
 		return
 	}
-	ready := make(chan struct{})
-	s.ready = ready
+	if s.slots == nil {
+		s.slots = map[string]*prestartSlot{}
+	}
+	slot := &prestartSlot{ready: make(chan struct{})}
+	s.slots[key] = slot
 	go func() {
-		defer close(ready)
+		defer close(slot.ready)
 		p, err := startGit(r, args)
 		if err != nil {
 			return // the run that wanted it starts its own and reports the failure
@@ -97,44 +110,53 @@ func (s *prestarted) start(r *Repo, args []string) {
 			p.abandon()
 			return
 		}
-		s.p = p
+		slot.p = p
 	}()
 }
 
 // take returns the process started for args, waiting for its start when it is under way, or
-// nil. It is taken once.
+// nil. Each is taken once.
 func (s *prestarted) take(args []string) *startedGit {
+	key := argsKey(args)
 	s.mu.Lock()
-	ready := s.ready
+	slot := s.slots[key]
 	s.mu.Unlock()
-	if ready == nil {
+	if slot == nil {
 		return nil
 	}
-	<-ready
+	<-slot.ready
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.p
-	if p == nil || !slices.Equal(p.args, args) {
-		return nil
+	p := slot.p
+	slot.p = nil
+	if s.slots[key] == slot {
+		delete(s.slots, key)
 	}
-	s.p = nil
 	return p
 }
 
-// close abandons the process started and not taken, if any.
+// drop abandons the process started for args, if it was not taken.
+func (s *prestarted) drop(args []string) {
+	if p := s.take(args); p != nil {
+		p.abandon()
+	}
+}
+
+// close abandons every process started and not taken; later starts do nothing.
 func (s *prestarted) close() {
 	s.mu.Lock()
 	s.closed = true
-	ready := s.ready
+	slots := s.slots
+	s.slots = nil
 	s.mu.Unlock()
-	if ready != nil {
-		<-ready
-	}
-	s.mu.Lock()
-	p := s.p
-	s.p = nil
-	s.mu.Unlock()
-	if p != nil {
-		p.abandon()
+	for _, slot := range slots {
+		<-slot.ready
+		s.mu.Lock()
+		p := slot.p
+		slot.p = nil
+		s.mu.Unlock()
+		if p != nil {
+			p.abandon()
+		}
 	}
 }

@@ -12,6 +12,11 @@ func internalRepo(t *testing.T) (*Repo, OID) {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, who := range []string{"AUTHOR", "COMMITTER"} { // commits made twice are the same
+		t.Setenv("GIT_"+who+"_NAME", "t")
+		t.Setenv("GIT_"+who+"_EMAIL", "t@e")
+		t.Setenv("GIT_"+who+"_DATE", "1700000000 +0000")
+	}
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main", dir},
@@ -41,8 +46,8 @@ func TestPrestartedRefUpdate(t *testing.T) {
 	if err := r.UpdateRefs(ctx, []RefUpdate{{Name: "refs/heads/a", New: head}}); err != nil {
 		t.Fatal(err)
 	}
-	if r.refUpdater.ready == nil || r.refUpdater.p != nil {
-		t.Errorf("the started process was not taken: %+v", r.refUpdater)
+	if len(r.ahead.slots) != 0 {
+		t.Errorf("the started process was not taken: %+v", r.ahead.slots)
 	}
 	// A second transaction starts its own process.
 	if err := r.UpdateRefs(ctx, []RefUpdate{{Name: "refs/heads/b", New: head}}); err != nil {
@@ -53,9 +58,13 @@ func TestPrestartedRefUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	r2.PrestartWrites()
-	<-r2.refUpdater.ready
-	if r2.refUpdater.p == nil {
+	slot := r2.ahead.slots[argsKey(updateRefArgs)]
+	if slot == nil {
 		t.Fatal("no process was started ahead")
+	}
+	<-slot.ready
+	if slot.p == nil {
+		t.Fatal("the process started ahead failed")
 	}
 	if err := r2.Close(); err != nil {
 		t.Fatal(err)
@@ -120,5 +129,44 @@ func TestObjectCache(t *testing.T) {
 		if got := lastingName(40, tc.rev); got != tc.want {
 			t.Errorf("lastingName(%q) = %v, want %v", tc.rev, got, tc.want)
 		}
+	}
+}
+
+// BuildCommit starts commit-tree ahead, under the tree it computed, and the commit is the one
+// CommitTree writes; a tree equal to unless makes no commit and leaves no process behind.
+func TestBuildCommitStartsCommitTreeAhead(t *testing.T) {
+	r, head := internalRepo(t)
+	defer r.Close()
+	ctx := context.Background()
+	blob, err := r.HashBlobs(ctx, [][]byte{[]byte("x\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := []TreeChange{{Path: "a/b.txt", Mode: "100644", OID: blob[0]}}
+	base, err := r.CommitTreeOID(ctx, string(head))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, commit, err := r.BuildCommit(ctx, base, changes, []OID{head}, "m\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ahead.slots) != 0 {
+		t.Errorf("a process started ahead was left: %v", r.ahead.slots)
+	}
+	want, err := r.CommitTree(ctx, tree, []OID{head}, "m\n")
+	if err != nil || want != commit {
+		t.Errorf("commit = %s, CommitTree gives %s (%v)", commit, want, err)
+	}
+	msg, err := r.CommitMessage(ctx, string(commit))
+	if err != nil || msg != "m\n" {
+		t.Errorf("message = %q (%v)", msg, err)
+	}
+	again, none, err := r.BuildCommit(ctx, base, changes, []OID{head}, "m\n", tree)
+	if err != nil || again != tree || none != "" {
+		t.Errorf("BuildCommit unless its own tree = %s %q %v, want %s and no commit", again, none, err, tree)
+	}
+	if len(r.ahead.slots) != 0 {
+		t.Errorf("a process started ahead was left: %v", r.ahead.slots)
 	}
 }

@@ -186,7 +186,7 @@ func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 		}
 	}
 	var err error
-	if p := r.refUpdater.take(updateRefArgs); p != nil {
+	if p := r.ahead.take(updateRefArgs); p != nil {
 		if err = r.flushDeferred(ctx); err != nil {
 			p.abandon()
 			return err
@@ -215,7 +215,7 @@ var updateRefArgs = []string{
 // ends at Close, having done nothing.
 func (r *Repo) PrestartWrites() {
 	r.mktree.prestart(r)
-	r.refUpdater.start(r, updateRefArgs)
+	r.ahead.start(r, updateRefArgs)
 }
 
 // writeRefUpdate appends u to the update-ref -z input.

@@ -27,7 +27,7 @@ type Repo struct {
 	cat        batchProc
 	objects    objectCache // trees and commits read, by names that cannot change
 	mktree     batchProc
-	refUpdater prestarted // the next update-ref, started ahead (PrestartWrites)
+	ahead      prestarted // processes started before their input is known (PrestartWrites)
 	headAtOpen OID        // HEAD when opened; "" on an unborn branch
 	// filesRefs: opened from its files (openFromFiles), so refs are loose files and
 	// packed-refs in GitDir, and ResolveRef reads them without a process.
@@ -215,7 +215,7 @@ func (r *Repo) PrestartReads() {
 // once; batch operations (object reads, tree writes) fail with ErrClosed
 // afterwards.
 func (r *Repo) Close() error {
-	r.refUpdater.close()
+	r.ahead.close()
 	return errors.Join(r.flushDeferred(context.Background()), r.cat.close(), r.mktree.close())
 }
 
