@@ -54,7 +54,13 @@ func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]OID, error) {
 		}
 	}
 	if len(files) > 0 {
-		out, err := r.git(ctx, call{stdin: &in, writesOnly: true}, "hash-object", "-w", "--stdin-paths")
+		var out []byte
+		var err error
+		if p := r.ahead.take(hashFilesArgs); p != nil {
+			out, err = p.finish(ctx, in.Bytes())
+		} else {
+			out, err = r.git(ctx, call{stdin: &in, writesOnly: true}, hashFilesArgs...)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("hash files: %w", err)
 		}
@@ -72,6 +78,15 @@ func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]OID, error) {
 		}
 	}
 	return oids, nil
+}
+
+// hashFilesArgs write files named on stdin as blobs, through their clean filters.
+var hashFilesArgs = []string{"hash-object", "-w", "--stdin-paths"}
+
+// PrestartFileHashes starts, in the background, the process that HashFiles will give the
+// worktree's changed files to: git starts up while the caller finds them (git status).
+func (r *Repo) PrestartFileHashes() {
+	r.ahead.start(r, hashFilesArgs)
 }
 
 // quoteStdinPath C-quotes a path for a --stdin-paths line when git would
