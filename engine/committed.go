@@ -142,6 +142,9 @@ type slotWrite struct {
 	transcript *storedTranscript // nil when no transcript could be read
 	prompts    []byte            // prompt.txt; nil when there were no prompts
 	context    []byte            // context.md; nil when there were no prompts
+	// attribution, when set, is awaited for meta.InitialAttribution just before the metadata
+	// is written: it is computed while the record's tip is read.
+	attribution func() json.RawMessage
 }
 
 // writeSlot returns the tree changes that put a session's slot into a checkpoint, replacing
@@ -162,6 +165,9 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		}
 	}
 	dir := cp + "/" + strconv.Itoa(slot)
+	if w.attribution != nil {
+		w.meta.InitialAttribution = w.attribution()
+	}
 	metaJSON, err := checkpoint.MarshalJSON(w.meta)
 	if err != nil {
 		return nil, 0, err

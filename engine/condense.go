@@ -3,9 +3,11 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/redact"
@@ -90,6 +92,16 @@ func chunkRefs(w slotWrite) []events.ChunkRef {
 func (en *Engine) Condense(ctx context.Context, s session.State, f session.Condense) ([]events.Event, error) {
 	c := f.Commit
 	en.Repo.PrestartWrites() // git starts up while the checkpoint is computed
+	// The attribution's reads and diffs run while the transcript is condensed and the record's
+	// tip is read (writeSlot waits for it).
+	changed := make([]gitexec.DiffEntry, 0, len(c.Files))
+	for _, p := range c.Files {
+		changed = append(changed, gitexec.DiffEntry{Path: p})
+	}
+	computed := make(chan json.RawMessage, 1)
+	go func() { computed <- en.initialAttribution(ctx, s, c.Commit, changed) }()
+	attribution := sync.OnceValue(func() json.RawMessage { return <-computed })
+	defer attribution() // never leave it running past the condensation
 	data, pos, err := en.sessionTranscript(ctx, s)
 	if err != nil {
 		en.Log.Warn("condense without transcript", "session_id", s.SessionID, "error", err.Error())
@@ -128,11 +140,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		u := fresh.Usage
 		w.meta.TokenUsage = &u
 	}
-	changed := make([]gitexec.DiffEntry, 0, len(c.Files))
-	for _, p := range c.Files {
-		changed = append(changed, gitexec.DiffEntry{Path: p})
-	}
-	w.meta.InitialAttribution = en.initialAttribution(ctx, s, c.Commit, changed)
+	w.attribution = attribution
 	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageOffset)
 	msg := "Checkpoint: " + c.CheckpointID + "\n\nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + strategy + "\nEntire-Agent: " + w.meta.Agent + "\n"
