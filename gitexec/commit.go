@@ -77,7 +77,7 @@ func (r *Repo) BuildCommit(ctx context.Context, base OID, changes []TreeChange, 
 		}
 		if args, err := r.commitTreeArgs(root, parents); err == nil {
 			early = args
-			r.ahead.start(r, args)
+			r.ahead.start(r, args, 0)
 		}
 	})
 	if err != nil {

@@ -86,7 +86,7 @@ var hashFilesArgs = []string{"hash-object", "-w", "--stdin-paths"}
 // PrestartFileHashes starts, in the background, the process that HashFiles will give the
 // worktree's changed files to: git starts up while the caller finds them (git status).
 func (r *Repo) PrestartFileHashes() {
-	r.ahead.start(r, hashFilesArgs)
+	r.ahead.start(r, hashFilesArgs, 0)
 }
 
 // quoteStdinPath C-quotes a path for a --stdin-paths line when git would
@@ -329,10 +329,27 @@ func (r *Repo) hashEach(ctx context.Context, contents [][]byte) ([]byte, error) 
 			f.Close()
 		}
 	}()
+	// A writer started ahead (PrestartWrites) has its pipes already: the first small blobs
+	// go through them.
+	ahead := r.ahead.take(writeBlobsArgs)
+	var spare []*os.File
+	if ahead != nil {
+		spare, ahead.pipes = ahead.pipes, nil
+		defer func() {
+			for _, f := range spare {
+				f.Close()
+			}
+		}()
+	}
 	var dir string
 	var in bytes.Buffer
 	for i, c := range contents {
-		if pipeBlobs && len(c) <= maxPipeBlobSize && len(pipes) < maxPipeBlobs {
+		if ahead != nil && len(c) <= maxPipeBlobSize && len(spare) > 0 {
+			fmt.Fprintf(&in, "/dev/fd/%d\n", 3+len(writes))
+			writes, pending, spare = append(writes, spare[0]), append(pending, c), spare[1:]
+			continue
+		}
+		if ahead == nil && pipeBlobs && len(c) <= maxPipeBlobSize && len(pipes) < maxPipeBlobs {
 			rd, wr, err := os.Pipe()
 			if err != nil {
 				return nil, classify(err)
@@ -360,6 +377,7 @@ func (r *Repo) hashEach(ctx context.Context, contents [][]byte) ([]byte, error) 
 		for _, f := range pipes {
 			f.Close() // the child has them; a writer must see it go if it dies
 		}
+		pipes = nil
 		for k, c := range pending {
 			wg.Add(1)
 			go func(w *os.File, c []byte) {
@@ -368,19 +386,36 @@ func (r *Repo) hashEach(ctx context.Context, contents [][]byte) ([]byte, error) 
 				w.Close()
 			}(writes[k], c)
 		}
+		writes = nil
 	}
-	out, err := r.git(ctx, call{stdin: &in, writesOnly: true, files: pipes, started: started},
-		"hash-object", "-w", "--no-filters", "--stdin-paths")
+	var out []byte
+	var err error
+	if ahead != nil {
+		started()
+		for _, f := range spare {
+			f.Close()
+		}
+		spare = nil
+		out, err = ahead.finish(ctx, in.Bytes())
+	} else {
+		out, err = r.git(ctx, call{stdin: &in, writesOnly: true, files: pipes, started: started}, writeBlobsArgs...)
+	}
 	wg.Wait()
 	return out, err
 }
+
+// writeBlobsArgs write blobs as they are (no filters), named on stdin.
+var writeBlobsArgs = []string{"hash-object", "-w", "--no-filters", "--stdin-paths"}
+
+// blobPipes is how many pipes a blob writer started ahead gets: a checkpoint's small blobs.
+const blobPipes = 8
 
 // writeBlobs is HashBlobs without the deferred blobs.
 func (r *Repo) writeBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
 	if len(contents) == 0 {
 		return []OID{}, nil
 	}
-	if len(contents) == 1 {
+	if len(contents) == 1 && !r.ahead.has(writeBlobsArgs) {
 		out, err := r.git(ctx, call{stdin: bytes.NewReader(contents[0]), writesOnly: true}, "hash-object", "-w", "--no-filters", "--stdin")
 		if err != nil {
 			return nil, fmt.Errorf("hash blobs: %w", err)

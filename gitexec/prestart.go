@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 type startedGit struct {
 	args   []string
 	cmd    *exec.Cmd
+	pipes  []*os.File // write ends of the pipes the child inherited as descriptors 3, 4, ...
 	stdin  io.WriteCloser
 	stdout bytes.Buffer
 	stderr bytes.Buffer
@@ -24,27 +26,53 @@ type startedGit struct {
 
 // startGit starts "git -C TopLevel args..." with its stdin open. It has no context: it
 // outlives the call that started it, and finish or abandon ends it.
-func startGit(r *Repo, args []string) (*startedGit, error) {
+func startGit(r *Repo, args []string, pipes int) (*startedGit, error) {
 	p := &startedGit{args: slices.Clone(args), done: make(chan error, 1)}
 	p.cmd = exec.Command("git", append([]string{"-C", r.TopLevel}, args...)...)
 	p.cmd.Env = r.env
 	p.cmd.Stdout = &p.stdout
 	p.cmd.Stderr = &p.stderr
 	p.cmd.WaitDelay = waitDelay
+	var reads []*os.File
+	defer func() {
+		for _, f := range reads {
+			f.Close() // the child has its copies
+		}
+	}()
+	for range pipes {
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			p.closePipes()
+			return nil, err
+		}
+		reads, p.pipes = append(reads, rd), append(p.pipes, wr)
+	}
+	p.cmd.ExtraFiles = reads
 	stdin, err := p.cmd.StdinPipe()
 	if err != nil {
+		p.closePipes()
 		return nil, err
 	}
 	p.stdin = stdin
 	if err := p.cmd.Start(); err != nil {
+		p.closePipes()
 		return nil, err
 	}
 	go func() { p.done <- p.cmd.Wait() }()
 	return p, nil
 }
 
+// closePipes closes the write ends of the pipes not handed out.
+func (p *startedGit) closePipes() {
+	for _, f := range p.pipes {
+		f.Close()
+	}
+	p.pipes = nil
+}
+
 // finish gives the process its input, ends it and waits for it, as runGit would have run it.
 func (p *startedGit) finish(ctx context.Context, input []byte) ([]byte, error) {
+	p.closePipes() // those the caller did not take: the child never opens them
 	stop := context.AfterFunc(ctx, func() { _ = p.cmd.Process.Kill() })
 	defer stop()
 	_, werr := p.stdin.Write(input)
@@ -65,6 +93,7 @@ func (p *startedGit) finish(ctx context.Context, input []byte) ([]byte, error) {
 // abandon ends a process that was never given its input. It is killed, not given an empty
 // input: a commit-tree would then write a commit with an empty message.
 func (p *startedGit) abandon() {
+	p.closePipes()
 	_ = p.cmd.Process.Kill()
 	_ = p.stdin.Close()
 	<-p.done
@@ -85,8 +114,9 @@ type prestartSlot struct {
 
 func argsKey(args []string) string { return strings.Join(args, "\x00") }
 
-// start starts "git args..." in the background unless one was started already for args.
-func (s *prestarted) start(r *Repo, args []string) {
+// start starts "git args..." in the background unless one was started already for args;
+// the child inherits pipes new pipes as descriptors 3, 4, ...
+func (s *prestarted) start(r *Repo, args []string, pipes int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := argsKey(args)
@@ -100,7 +130,7 @@ func (s *prestarted) start(r *Repo, args []string) {
 	s.slots[key] = slot
 	go func() {
 		defer close(slot.ready)
-		p, err := startGit(r, args)
+		p, err := startGit(r, args, pipes)
 		if err != nil {
 			return // the run that wanted it starts its own and reports the failure
 		}
@@ -133,6 +163,13 @@ func (s *prestarted) take(args []string) *startedGit {
 		delete(s.slots, key)
 	}
 	return p
+}
+
+// has reports whether a process was started for args and not taken.
+func (s *prestarted) has(args []string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.slots[argsKey(args)] != nil
 }
 
 // drop abandons the process started for args, if it was not taken.

@@ -46,7 +46,7 @@ func TestPrestartedRefUpdate(t *testing.T) {
 	if err := r.UpdateRefs(ctx, []RefUpdate{{Name: "refs/heads/a", New: head}}); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.ahead.slots) != 0 {
+	if r.ahead.has(updateRefArgs) {
 		t.Errorf("the started process was not taken: %+v", r.ahead.slots)
 	}
 	// A second transaction starts its own process.
@@ -168,5 +168,45 @@ func TestBuildCommitStartsCommitTreeAhead(t *testing.T) {
 	}
 	if len(r.ahead.slots) != 0 {
 		t.Errorf("a process started ahead was left: %v", r.ahead.slots)
+	}
+}
+
+// Blobs written through the hash-object started ahead get the ids git gives them, past its
+// pipes too (more blobs than pipes, and a blob too large for one).
+func TestPrestartedBlobWriter(t *testing.T) {
+	if !pipeBlobs {
+		t.Skip("no /dev/fd here")
+	}
+	r, _ := internalRepo(t)
+	defer r.Close()
+	ctx := context.Background()
+	defer func(n int) { maxPipeBlobSize = n }(maxPipeBlobSize)
+	maxPipeBlobSize = 64
+	var contents [][]byte
+	for i := range blobPipes + 3 {
+		contents = append(contents, []byte(strings.Repeat("x", i)+"\n"))
+	}
+	contents = append(contents, []byte(strings.Repeat("big ", 100)))
+	r.PrestartWrites()
+	slot := r.ahead.slots[argsKey(writeBlobsArgs)]
+	if slot == nil {
+		t.Fatal("no blob writer started ahead")
+	}
+	<-slot.ready
+	oids, err := r.writeBlobs(ctx, contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ahead.has(writeBlobsArgs) {
+		t.Error("the blob writer started ahead was not used")
+	}
+	for i, c := range contents {
+		if want := r.objectID("blob", c); oids[i] != want {
+			t.Errorf("blob %d: %s, want %s", i, oids[i], want)
+		}
+		got, ok, err := r.ReadBlob(ctx, string(oids[i]))
+		if err != nil || !ok || string(got) != string(c) {
+			t.Errorf("blob %d reads back %q %v %v", i, got, ok, err)
+		}
 	}
 }

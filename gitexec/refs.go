@@ -209,13 +209,16 @@ var updateRefArgs = []string{
 	"update-ref", "--stdin", "-z",
 }
 
-// PrestartWrites starts, in the background, the tree writer and the process of the next ref
-// transaction, for a caller about to write a commit and move a branch (a condensation, a
+// PrestartWrites starts, in the background, the blob and tree writers and the process of the
+// next ref transaction, for a caller about to write a commit and move a branch (a condensation, a
 // checkpoint): git starts up while the caller reads and computes. A process left unused
 // ends at Close, having done nothing.
 func (r *Repo) PrestartWrites() {
 	r.mktree.prestart(r)
-	r.ahead.start(r, updateRefArgs)
+	if pipeBlobs {
+		r.ahead.start(r, writeBlobsArgs, blobPipes)
+	}
+	r.ahead.start(r, updateRefArgs, 0)
 }
 
 // writeRefUpdate appends u to the update-ref -z input.
