@@ -178,6 +178,13 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	in.Prompts = scan.Prompts
 	in.Usage = scan.Usage
 	in.Summary = agent.Truncate(scan.LastAssistant, agent.MaxTextBytes)
+	if len(scan.ModifiedFiles) > 0 {
+		// The agent edited files: a checkpoint is most likely. Its writers (the files' blobs,
+		// the trees, the shadow branch's move) start up while git status runs; a turn that
+		// only talked starts none.
+		en.Repo.PrestartFileHashes()
+		en.Repo.PrestartWrites()
+	}
 	st, err := en.dirtyStatus(ctx)
 	if err != nil {
 		return err

@@ -149,12 +149,7 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	if in.Kind == agent.TurnStart || in.Kind == agent.TurnEnd {
 		h.repo.PrestartReads() // they read the last checkpoint's trees and files
 	}
-	if in.Kind == agent.TurnEnd && h.settings.Enabled {
-		// A turn's end usually writes a checkpoint of its changes: the blobs of the files,
-		// the trees and the shadow branch's move start up while git status runs.
-		h.repo.PrestartFileHashes()
-		h.repo.PrestartWrites()
-	}
+
 	// One line per agent hook, session or not (the reference's fields; the hook's own session
 	// is model_session_id).
 	h.log.Info(verb, "hook_type", hookType(in.Kind), "model_session_id", in.SessionID, "transcript_path", in.TranscriptPath)
