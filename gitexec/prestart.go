@@ -12,8 +12,8 @@ import (
 )
 
 // startedGit is a one-shot git process started before its input is known, so that git's own
-// start-up (a few milliseconds: loading, reading config) overlaps the caller's work. It reads
-// its whole input from stdin and does nothing until that input ends.
+// start-up (a few milliseconds: loading, reading config) overlaps the caller's work. It waits
+// on its stdin, doing nothing, until finish gives it its input.
 type startedGit struct {
 	args   []string
 	cmd    *exec.Cmd
@@ -114,8 +114,8 @@ type prestartSlot struct {
 
 func argsKey(args []string) string { return strings.Join(args, "\x00") }
 
-// start starts "git args..." in the background unless one was started already for args;
-// the child inherits pipes new pipes as descriptors 3, 4, ...
+// start starts "git args..." in the background unless one was started already for args; the
+// child inherits that many new pipes as descriptors 3, 4, ...
 func (s *prestarted) start(r *Repo, args []string, pipes int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
