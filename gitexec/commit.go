@@ -24,13 +24,7 @@ func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message 
 	if err != nil {
 		return "", fmt.Errorf("commit tree: %w", err)
 	}
-	var out []byte
-	if p := r.ahead.take(args); p != nil {
-		r.startFlush(ctx) // as for any run beside the deferred blobs' write
-		out, err = p.finish(ctx, []byte(message))
-	} else {
-		out, err = r.git(ctx, call{stdin: strings.NewReader(message), beside: true}, args...)
-	}
+	out, err := r.git(ctx, call{stdin: strings.NewReader(message), beside: true}, args...)
 	if err != nil && identityMissing(err) {
 		env, ferr := r.fallbackIdentity(ctx)
 		if ferr != nil {

@@ -42,6 +42,22 @@ func (r *Repo) git(ctx context.Context, c call, args ...string) ([]byte, error) 
 			return nil, err
 		}
 	}
+	if len(c.env) == 0 && c.files == nil {
+		// The same command line started ahead (PrestartWrites, PrestartFileHashes) takes
+		// the input instead of a new process.
+		if p := r.ahead.take(args); p != nil {
+			var input []byte
+			if c.stdin != nil {
+				data, err := io.ReadAll(c.stdin)
+				if err != nil {
+					p.abandon()
+					return nil, err
+				}
+				input = data
+			}
+			return p.finish(ctx, input)
+		}
+	}
 	env := r.env
 	if len(c.env) > 0 {
 		env = withEnv(r.env, c.env...)

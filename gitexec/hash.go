@@ -54,13 +54,7 @@ func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]OID, error) {
 		}
 	}
 	if len(files) > 0 {
-		var out []byte
-		var err error
-		if p := r.ahead.take(hashFilesArgs); p != nil {
-			out, err = p.finish(ctx, in.Bytes())
-		} else {
-			out, err = r.git(ctx, call{stdin: &in, writesOnly: true}, hashFilesArgs...)
-		}
+		out, err := r.git(ctx, call{stdin: &in, writesOnly: true}, hashFilesArgs...)
 		if err != nil {
 			return nil, fmt.Errorf("hash files: %w", err)
 		}

@@ -185,16 +185,7 @@ func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 			return fmt.Errorf("update refs: %w", err)
 		}
 	}
-	var err error
-	if p := r.ahead.take(updateRefArgs); p != nil {
-		if err = r.flushDeferred(ctx); err != nil {
-			p.abandon()
-			return err
-		}
-		_, err = p.finish(ctx, in.Bytes())
-	} else {
-		_, err = r.git(ctx, call{stdin: &in}, updateRefArgs...)
-	}
+	_, err := r.git(ctx, call{stdin: &in}, updateRefArgs...)
 	if err != nil {
 		return fmt.Errorf("update refs: %w", err)
 	}
