@@ -472,57 +472,92 @@ func (r *Repo) PathOIDs(ctx context.Context, rev string, paths []string) (map[st
 
 // PathEntries is PathOIDs with each path's whole tree entry (mode and type too); an entry's
 // Name is its last path component.
+//
+// It walks down from rev's root tree by tree ids, one round trip per directory depth for the
+// trees the cache does not hold: git resolves each "<rev>:<dir>" from the commit down, so
+// naming a hundred directories that way reads their ancestors a hundred times, while the walk
+// reads each tree once and reuses those DiffTree just read.
 func (r *Repo) PathEntries(ctx context.Context, rev string, paths []string) (map[string]TreeEntry, error) {
-	// Every directory involved is read in one pipelined round trip.
-	var dirs, treeishes []string
-	index := map[string]int{}
-	for _, p := range paths {
-		dir, _ := splitDir(p)
-		if _, seen := index[dir]; seen {
-			continue
-		}
-		index[dir] = len(dirs)
-		dirs = append(dirs, dir)
-		if dir == "" {
-			treeishes = append(treeishes, rev)
-		} else {
-			treeishes = append(treeishes, rev+":"+dir)
-		}
+	out := make(map[string]TreeEntry, len(paths))
+	name := rev
+	if _, err := r.parseOIDLen(rev); err == nil {
+		name = rev + "^{tree}" // one round trip for a commit, and the name DiffTree read it by
 	}
-	objs, found, err := r.readObjectsOnce(ctx, treeishes)
-	if err != nil {
+	root, ok, err := r.readObject(ctx, name)
+	if err != nil || !ok || root.typ == "blob" {
+		return out, err
+	}
+	if root, err = r.peel(ctx, root, "tree"); err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", rev, err)
+	}
+	levels := map[string]map[string]TreeEntry{}
+	if levels[""], err = r.treeIndex(root); err != nil {
 		return nil, err
 	}
-	trees := make([]map[string]TreeEntry, len(dirs))
-	for i, obj := range objs {
-		var list []TreeEntry
-		switch {
-		case found[i] && obj.typ == "tree":
-			if list, err = parseTree(obj.data, r.hexLen/2); err != nil {
-				return nil, fmt.Errorf("read tree %s: %w", treeishes[i], err)
+	for _, depth := range dirsByDepth(paths) {
+		var want, wantDirs []string
+		for _, dir := range depth {
+			parent, name := splitDir(dir)
+			if e, ok := levels[parent][name]; ok && e.Type == "tree" {
+				want, wantDirs = append(want, string(e.OID)), append(wantDirs, dir)
 			}
-		case found[i] && obj.typ != "blob", !found[i] && r.mayReachDeferred(treeishes[i]):
-			// A commit or tag to peel, or a name that may need the deferred blobs first.
-			var ok bool
-			if list, ok, err = r.ReadTree(ctx, treeishes[i]); err != nil {
+		}
+		objs, found, err := r.readObjectsOnce(ctx, want)
+		if err != nil {
+			return nil, err
+		}
+		for i, obj := range objs {
+			if !found[i] && r.mayReachDeferred(want[i]) {
+				if obj, found[i], err = r.readObject(ctx, want[i]); err != nil {
+					return nil, err
+				}
+			}
+			if !found[i] || obj.typ != "tree" {
+				continue // a missing tree has no entries, as git would find none
+			}
+			if levels[wantDirs[i]], err = r.treeIndex(obj); err != nil {
 				return nil, err
-			} else if !ok {
-				list = nil
 			}
-		} // else missing, or a file where a directory was looked for: no entries
-		trees[i] = make(map[string]TreeEntry, len(list))
-		for _, e := range list {
-			trees[i][e.Name] = e
 		}
 	}
-	out := make(map[string]TreeEntry, len(paths))
 	for _, p := range paths {
 		dir, name := splitDir(p)
-		if e, ok := trees[index[dir]][name]; ok {
+		if e, ok := levels[dir][name]; ok {
 			out[p] = e
 		}
 	}
 	return out, nil
+}
+
+// treeIndex parses a tree object into its entries by name.
+func (r *Repo) treeIndex(obj object) (map[string]TreeEntry, error) {
+	list, err := parseTree(obj.data, r.hexLen/2)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", obj.oid, err)
+	}
+	m := make(map[string]TreeEntry, len(list))
+	for _, e := range list {
+		m[e.Name] = e
+	}
+	return m, nil
+}
+
+// dirsByDepth returns the directories holding paths and all their ancestors, except the root,
+// grouped by depth, shallowest first.
+func dirsByDepth(paths []string) [][]string {
+	var byDepth [][]string
+	seen := map[string]bool{"": true}
+	for _, p := range paths {
+		for dir, _ := splitDir(p); !seen[dir]; dir, _ = splitDir(dir) {
+			seen[dir] = true
+			d := strings.Count(dir, "/")
+			for len(byDepth) <= d {
+				byDepth = append(byDepth, nil)
+			}
+			byDepth[d] = append(byDepth[d], dir)
+		}
+	}
+	return byDepth
 }
 
 // splitDir splits a path at its last "/" ("" for a top-level name).

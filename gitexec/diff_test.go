@@ -204,13 +204,16 @@ func TestDiffTreeMatchesGit(t *testing.T) {
 			t.Fatalf("round %d: DiffTree(%s, %s) =\n%q\ngit diff-tree says\n%q", round, a, b, gotRaw, wantRaw)
 		}
 	}
-	// More changed directories than the walk reads itself: git's answer, the same way.
-	wide, wider := map[string]string{}, map[string]string{}
-	for i := range 100 {
-		wide[fmt.Sprintf("d%03d/f", i)] = "100644 " + string(blobs[0])
-		wider[fmt.Sprintf("d%03d/f", i)] = "100644 " + string(blobs[1])
+	// A hundred changed directories, read a level at a time; then more than the walk reads
+	// itself (600 pairs of trees): git's answer, the same way.
+	for _, n := range []int{100, 600} {
+		wide, wider := map[string]string{}, map[string]string{}
+		for i := range n {
+			wide[fmt.Sprintf("d%03d/f", i)] = "100644 " + string(blobs[0])
+			wider[fmt.Sprintf("d%03d/f", i)] = "100644 " + string(blobs[1])
+		}
+		compare(-n, build(wide), build(wider))
 	}
-	compare(-1, build(wide), build(wider))
 	for round := range 150 {
 		files := map[string]string{}
 		for range 1 + rng.IntN(12) {

@@ -83,8 +83,11 @@ func (r *Repo) DiffTree(ctx context.Context, a, b string) ([]DiffEntry, error) {
 	return r.parseRawDiff(out)
 }
 
-// maxWalkedTrees bounds the trees DiffTree reads itself before it hands the diff to git.
-const maxWalkedTrees = 64
+// maxWalkedTrees bounds the trees DiffTree reads itself before it hands the diff to git. Read
+// a level at a time, a tree costs cat-file about what it costs diff-tree, and the trees read
+// stay cached for the path lookups that follow a diff (PathEntries); past a thousand trees the
+// cache would no longer hold them.
+const maxWalkedTrees = 1024
 
 // errWalkTooLong stops a tree walk that went over its budget.
 var errWalkTooLong = errors.New("tree walk over budget")
@@ -165,8 +168,8 @@ func nextPair(as, bs *[]TreeEntry) (a, b *TreeEntry) {
 }
 
 // prefetch reads, in one round trip, the subtrees of a level that the walk will descend into,
-// so that entry finds them in the object cache. Past the walk's budget it reads nothing: the
-// walk stops there anyway.
+// so that entry finds them in the object cache. A level that would go past the walk's budget
+// stops the walk before anything is read.
 func (d *treeDiff) prefetch(ctx context.Context, as, bs []TreeEntry) error {
 	var want []string
 	for len(as) > 0 || len(bs) > 0 {
@@ -180,7 +183,10 @@ func (d *treeDiff) prefetch(ctx context.Context, as, bs []TreeEntry) error {
 			}
 		}
 	}
-	if len(want) < 2 || len(want) > d.budget {
+	if len(want) > d.budget {
+		return errWalkTooLong // before reading what the walk could not finish
+	}
+	if len(want) < 2 {
 		return nil // one read is a round trip anyway
 	}
 	_, _, err := d.r.readObjectsOnce(ctx, want)

@@ -1,0 +1,64 @@
+package gitexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// After DiffTree of a commit against its parent, looking up the changed paths in either commit
+// needs no further cat-file request: the diff read every tree on those paths, a level at a time,
+// and PathEntries walks down by the same ids. The diff spreads over more directories than one
+// level's read would hold back (a hundred), as an agent's edits across a repository do.
+func TestPathEntriesAfterDiffTreeReadNothing(t *testing.T) {
+	r, _ := internalRepo(t)
+	defer r.Close()
+	ctx := context.Background()
+	blobs, err := r.HashBlobs(ctx, [][]byte{[]byte("old\n"), []byte("new\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := TreeChange{Path: "same/kept.go", Mode: "100644", OID: blobs[0]}
+	before, after := []TreeChange{same}, []TreeChange{same}
+	var paths []string
+	for i := range 100 {
+		p := fmt.Sprintf("src/m%d/p%02d/f.go", i/50, i)
+		paths = append(paths, p)
+		before = append(before, TreeChange{Path: p, Mode: "100644", OID: blobs[0]})
+		after = append(after, TreeChange{Path: p, Mode: "100644", OID: blobs[1]})
+	}
+	_, parent, err := r.BuildCommit(ctx, "", before, nil, "parent\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, commit, err := r.BuildCommit(ctx, "", after, []OID{parent}, "commit\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Open(ctx, r.TopLevel); err != nil { // nothing read yet
+		t.Fatal(err)
+	}
+	defer r.Close()
+	diff, err := r.DiffTree(ctx, string(parent), string(commit))
+	if err != nil || len(diff) != len(paths) {
+		t.Fatalf("DiffTree: %d entries, %v", len(diff), err)
+	}
+	if err := r.cat.close(); err != nil { // from here on, a request fails
+		t.Fatal(err)
+	}
+	for rev, want := range map[OID]OID{parent: blobs[0], commit: blobs[1]} {
+		got, err := r.PathEntries(ctx, string(rev), paths)
+		if err != nil {
+			t.Fatalf("PathEntries(%s) asked cat-file: %v", rev, err)
+		}
+		for _, p := range paths {
+			if got[p].OID != want {
+				t.Fatalf("PathEntries(%s)[%s] = %+v, want %s", rev, p, got[p], want)
+			}
+		}
+	}
+	if _, err := r.PathEntries(ctx, string(commit), []string{same.Path}); !errors.Is(err, ErrClosed) {
+		t.Errorf("a directory the diff did not read: %v, want the closed cat-file's error", err)
+	}
+}
