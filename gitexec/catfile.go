@@ -363,26 +363,49 @@ func headerFields(data []byte, key string) []string {
 // parseTree parses the binary tree format: for each entry
 // "<octal mode> <name>\0" followed by the raw object id.
 func parseTree(data []byte, rawLen int) ([]TreeEntry, error) {
-	var entries []TreeEntry
-	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		nul := bytes.IndexByte(data, 0)
-		if sp <= 0 || nul < sp || len(data) < nul+1+rawLen {
+	// First find the entries, then make three strings for the whole tree (names, hex ids)
+	// and slice every entry's fields out of them: a few allocations per tree, not per entry.
+	type span struct{ sp, nul int }
+	var spans []span
+	for at := 0; at < len(data); {
+		sp := bytes.IndexByte(data[at:], ' ')
+		nul := bytes.IndexByte(data[at:], 0)
+		if sp <= 0 || nul < sp || len(data)-at < nul+1+rawLen {
 			return nil, fmt.Errorf("malformed tree entry")
 		}
-		mode := string(data[:sp])
-		if len(mode) < 6 {
-			mode = strings.Repeat("0", 6-len(mode)) + mode
-		}
-		entries = append(entries, TreeEntry{
-			Mode: mode,
-			Type: modeType(mode),
-			OID:  OID(hex.EncodeToString(data[nul+1 : nul+1+rawLen])),
-			Name: string(data[sp+1 : nul]),
-		})
-		data = data[nul+1+rawLen:]
+		spans = append(spans, span{at + sp, at + nul})
+		at += nul + 1 + rawLen
+	}
+	text := string(data)
+	ids := make([]byte, len(spans)*2*rawLen)
+	entries := make([]TreeEntry, len(spans))
+	start := 0
+	for i, e := range spans {
+		hex.Encode(ids[i*2*rawLen:], data[e.nul+1:e.nul+1+rawLen])
+		entries[i] = TreeEntry{Mode: treeMode(text[start:e.sp]), Name: text[e.sp+1 : e.nul]}
+		entries[i].Type = modeType(entries[i].Mode)
+		start = e.nul + 1 + rawLen
+	}
+	hexIDs := string(ids)
+	for i := range entries {
+		entries[i].OID = OID(hexIDs[i*2*rawLen : (i+1)*2*rawLen])
 	}
 	return entries, nil
+}
+
+// treeMode is a tree entry's mode as git ls-tree prints it: six digits, without allocating
+// for the modes git writes.
+func treeMode(mode string) string {
+	switch mode {
+	case "100644", "100755", "120000", "160000":
+		return mode
+	case "40000":
+		return modeTree
+	}
+	if len(mode) < 6 {
+		return strings.Repeat("0", 6-len(mode)) + mode
+	}
+	return mode
 }
 
 // modeType returns the object type a tree entry mode implies.

@@ -95,7 +95,8 @@ var errWalkTooLong = errors.New("tree walk over budget")
 // treeDiff is one walk of two trees.
 type treeDiff struct {
 	r      *Repo
-	budget int // trees it may still read
+	budget int                 // trees it may still read
+	parsed map[OID][]TreeEntry // the subtrees prefetch read, parsed once
 	out    []DiffEntry
 }
 
@@ -123,6 +124,9 @@ func (d *treeDiff) diff(ctx context.Context, a, b string) ([]DiffEntry, error) {
 		}
 		sides[i] = entries
 	}
+	if err := d.prefetch(ctx, sides[0], sides[1]); err != nil {
+		return nil, err
+	}
 	if err := d.level(ctx, "", sides[0], sides[1]); err != nil {
 		return nil, err
 	}
@@ -134,9 +138,6 @@ func (d *treeDiff) diff(ctx context.Context, a, b string) ([]DiffEntry, error) {
 // in step meets each name once per kind: a file replaced by a directory of the same name is
 // a deletion and additions, as in diff-tree.
 func (d *treeDiff) level(ctx context.Context, prefix string, as, bs []TreeEntry) error {
-	if err := d.prefetch(ctx, as, bs); err != nil {
-		return err
-	}
 	for len(as) > 0 || len(bs) > 0 {
 		a, b := nextPair(&as, &bs)
 		if err := d.entry(ctx, prefix, a, b); err != nil {
@@ -167,30 +168,72 @@ func nextPair(as, bs *[]TreeEntry) (a, b *TreeEntry) {
 	return a, b
 }
 
-// prefetch reads, in one round trip, the subtrees of a level that the walk will descend into,
-// so that entry finds them in the object cache. A level that would go past the walk's budget
-// stops the walk before anything is read.
+// prefetch reads every pair of differing subtrees the walk will descend into, breadth first:
+// one round trip per depth for the whole diff, not one per directory, so that the walk finds
+// them all in the object cache. A depth that would take the walk past its budget stops it
+// before anything more is read.
 func (d *treeDiff) prefetch(ctx context.Context, as, bs []TreeEntry) error {
-	var want []string
-	for len(as) > 0 || len(bs) > 0 {
-		a, b := nextPair(&as, &bs)
-		if a != nil && b != nil && a.OID == b.OID && canonMode(a.Mode) == canonMode(b.Mode) {
-			continue
-		}
-		for _, e := range []*TreeEntry{a, b} {
-			if e != nil && e.Type == "tree" {
-				want = append(want, string(e.OID))
+	type pair struct{ a, b []TreeEntry }
+	level := []pair{{as, bs}}
+	left := d.budget
+	for len(level) > 0 {
+		var want []string
+		var sides [][2]int // per differing name: its trees' indexes in want, -1 for none
+		for _, p := range level {
+			for len(p.a) > 0 || len(p.b) > 0 {
+				a, b := nextPair(&p.a, &p.b)
+				if a != nil && b != nil && a.OID == b.OID && canonMode(a.Mode) == canonMode(b.Mode) {
+					continue
+				}
+				at := [2]int{-1, -1}
+				for i, e := range []*TreeEntry{a, b} {
+					if e != nil && e.Type == "tree" {
+						at[i] = len(want)
+						want = append(want, string(e.OID))
+					}
+				}
+				if at != [2]int{-1, -1} {
+					sides = append(sides, at)
+				}
 			}
 		}
+		if left -= len(want); left < 0 {
+			return errWalkTooLong
+		}
+		if len(want) == 0 {
+			return nil
+		}
+		objs, found, err := d.r.readObjectsOnce(ctx, want)
+		if err != nil {
+			return err
+		}
+		level = level[:0]
+		for _, at := range sides {
+			var next pair
+			for i, k := range at {
+				if k < 0 || !found[k] || objs[k].typ != "tree" {
+					continue // a missing tree is the walk's to report
+				}
+				entries, ok := d.parsed[OID(want[k])]
+				if !ok {
+					if entries, err = parseTree(objs[k].data, d.r.hexLen/2); err != nil {
+						return fmt.Errorf("read tree %s: %w", want[k], err)
+					}
+					if d.parsed == nil {
+						d.parsed = map[OID][]TreeEntry{}
+					}
+					d.parsed[OID(want[k])] = entries
+				}
+				if i == 0 {
+					next.a = entries
+				} else {
+					next.b = entries
+				}
+			}
+			level = append(level, next)
+		}
 	}
-	if len(want) > d.budget {
-		return errWalkTooLong // before reading what the walk could not finish
-	}
-	if len(want) < 2 {
-		return nil // one read is a round trip anyway
-	}
-	_, _, err := d.r.readObjectsOnce(ctx, want)
-	return err
+	return nil
 }
 
 // entry appends the differences of one name: a alone was deleted, b alone added, both
@@ -204,6 +247,10 @@ func (d *treeDiff) entry(ctx context.Context, prefix string, a, b *TreeEntry) er
 		if e != nil && e.Type == "tree" {
 			if d.budget--; d.budget < 0 {
 				return errWalkTooLong
+			}
+			if entries, ok := d.parsed[e.OID]; ok {
+				sub[i] = entries
+				continue
 			}
 			entries, ok, err := d.r.ReadTree(ctx, string(e.OID))
 			if err == nil && !ok {
