@@ -147,6 +147,32 @@ type objectCache struct {
 	mu    sync.Mutex
 	byKey map[string]object
 	bytes int
+	// indexes are trees parsed into entries by name for path lookups (PathEntries), which
+	// visit the same trees for several revisions; never handed out, so never changed.
+	indexes map[OID]map[string]TreeEntry
+}
+
+// maxCachedIndexes bounds the parsed trees kept.
+const maxCachedIndexes = 4096
+
+// index returns the parsed entries of tree id, if kept.
+func (c *objectCache) index(id OID) (map[string]TreeEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.indexes[id]
+	return m, ok
+}
+
+// putIndex keeps the parsed entries of tree id.
+func (c *objectCache) putIndex(id OID, m map[string]TreeEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.indexes == nil {
+		c.indexes = map[OID]map[string]TreeEntry{}
+	}
+	if len(c.indexes) < maxCachedIndexes {
+		c.indexes[id] = m
+	}
 }
 
 // maxCachedBytes bounds the cache; maxCachedObject is the largest object it keeps.
@@ -552,8 +578,12 @@ func (r *Repo) PathEntries(ctx context.Context, rev string, paths []string) (map
 	return out, nil
 }
 
-// treeIndex parses a tree object into its entries by name.
+// treeIndex parses a tree object into its entries by name, once per tree for the Repo's life.
+// The map is shared: callers only read it.
 func (r *Repo) treeIndex(obj object) (map[string]TreeEntry, error) {
+	if m, ok := r.objects.index(obj.oid); ok {
+		return m, nil
+	}
 	list, err := parseTree(obj.data, r.hexLen/2)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", obj.oid, err)
@@ -562,6 +592,7 @@ func (r *Repo) treeIndex(obj object) (map[string]TreeEntry, error) {
 	for _, e := range list {
 		m[e.Name] = e
 	}
+	r.objects.putIndex(obj.oid, m)
 	return m, nil
 }
 
