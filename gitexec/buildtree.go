@@ -128,18 +128,14 @@ func (b *treeBuild) prefetch(ctx context.Context, entries []TreeEntry, n *change
 		if len(want) == 0 {
 			return nil
 		}
-		objs, found, err := b.r.readObjectsOnce(ctx, want)
+		trees, found, err := b.r.readTreesOnce(ctx, want)
 		if err != nil {
 			return err
 		}
 		todo = todo[:0]
-		for i, obj := range objs {
-			if !found[i] || obj.typ != "tree" {
+		for i, es := range trees {
+			if !found[i] {
 				continue // left to dir, which reports it
-			}
-			es, err := parseTree(obj.data, b.r.hexLen/2)
-			if err != nil {
-				return fmt.Errorf("read tree %s: %w", want[i], err)
 			}
 			b.read[OID(want[i])] = es
 			todo = append(todo, level{es, next[i]})

@@ -309,6 +309,25 @@ type TreeEntry struct {
 	Name string // one path component
 }
 
+// readTreesOnce reads trees by id in one round trip and parses them; an id that names no tree
+// has found=false and no entries.
+func (r *Repo) readTreesOnce(ctx context.Context, ids []string) ([][]TreeEntry, []bool, error) {
+	objs, found, err := r.readObjectsOnce(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	trees := make([][]TreeEntry, len(ids))
+	for i, obj := range objs {
+		if found[i] = found[i] && obj.typ == "tree"; !found[i] {
+			continue
+		}
+		if trees[i], err = parseTree(obj.data, r.hexLen/2); err != nil {
+			return nil, nil, fmt.Errorf("read tree %s: %w", ids[i], err)
+		}
+	}
+	return trees, found, nil
+}
+
 // ReadTree returns the entries of one tree level named by treeish (a commit,
 // "<commit>:<dir>", a tree id, a tag); ok=false when treeish names nothing.
 func (r *Repo) ReadTree(ctx context.Context, treeish string) ([]TreeEntry, bool, error) {

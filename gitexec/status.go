@@ -203,32 +203,26 @@ func (d *treeDiff) prefetch(ctx context.Context, as, bs []TreeEntry) error {
 		if len(want) == 0 {
 			return nil
 		}
-		objs, found, err := d.r.readObjectsOnce(ctx, want)
+		trees, found, err := d.r.readTreesOnce(ctx, want)
 		if err != nil {
 			return err
+		}
+		if d.parsed == nil {
+			d.parsed = map[OID][]TreeEntry{}
+		}
+		for k, entries := range trees {
+			if found[k] {
+				d.parsed[OID(want[k])] = entries
+			} // else missing: the walk's to report
 		}
 		level = level[:0]
 		for _, at := range sides {
 			var next pair
-			for i, k := range at {
-				if k < 0 || !found[k] || objs[k].typ != "tree" {
-					continue // a missing tree is the walk's to report
-				}
-				entries, ok := d.parsed[OID(want[k])]
-				if !ok {
-					if entries, err = parseTree(objs[k].data, d.r.hexLen/2); err != nil {
-						return fmt.Errorf("read tree %s: %w", want[k], err)
-					}
-					if d.parsed == nil {
-						d.parsed = map[OID][]TreeEntry{}
-					}
-					d.parsed[OID(want[k])] = entries
-				}
-				if i == 0 {
-					next.a = entries
-				} else {
-					next.b = entries
-				}
+			if at[0] >= 0 {
+				next.a = trees[at[0]]
+			}
+			if at[1] >= 0 {
+				next.b = trees[at[1]]
 			}
 			level = append(level, next)
 		}
