@@ -182,7 +182,7 @@ func (d *treeDiff) prefetch(ctx context.Context, as, bs []TreeEntry) error {
 		for _, p := range level {
 			for len(p.a) > 0 || len(p.b) > 0 {
 				a, b := nextPair(&p.a, &p.b)
-				if a != nil && b != nil && a.OID == b.OID && canonMode(a.Mode) == canonMode(b.Mode) {
+				if unchanged(a, b) {
 					continue
 				}
 				at := [2]int{-1, -1}
@@ -233,7 +233,7 @@ func (d *treeDiff) prefetch(ctx context.Context, as, bs []TreeEntry) error {
 // entry appends the differences of one name: a alone was deleted, b alone added, both
 // compared (a pair of trees by descending into them).
 func (d *treeDiff) entry(ctx context.Context, prefix string, a, b *TreeEntry) error {
-	if a != nil && b != nil && a.OID == b.OID && canonMode(a.Mode) == canonMode(b.Mode) {
+	if unchanged(a, b) {
 		return nil
 	}
 	var sub [2][]TreeEntry
@@ -279,6 +279,12 @@ func (d *treeDiff) entry(ctx context.Context, prefix string, a, b *TreeEntry) er
 	}
 	d.out = append(d.out, e)
 	return nil
+}
+
+// unchanged reports whether a name is the same on both sides: the walk neither lists nor
+// descends into it.
+func unchanged(a, b *TreeEntry) bool {
+	return a != nil && b != nil && a.OID == b.OID && canonMode(a.Mode) == canonMode(b.Mode)
 }
 
 // treeSortKey is an entry's name as git orders tree entries: a tree's with a trailing "/".
