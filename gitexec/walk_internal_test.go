@@ -58,6 +58,14 @@ func TestPathEntriesAfterDiffTreeReadNothing(t *testing.T) {
 			}
 		}
 	}
+	// Each tree is parsed once: the lookups keep what they parsed, by tree id.
+	got, err := r.PathEntries(ctx, string(commit), []string{"src/m0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := r.objects.index(got["src/m0"].OID); !ok || len(m) != 50 {
+		t.Errorf("the parsed src/m0 of the commit is not kept: %d entries, %v", len(m), ok)
+	}
 	if _, err := r.PathEntries(ctx, string(commit), []string{same.Path}); !errors.Is(err, ErrClosed) {
 		t.Errorf("a directory the diff did not read: %v, want the closed cat-file's error", err)
 	}
