@@ -327,7 +327,7 @@ func (b *treeBuild) dir(ctx context.Context, base OID, entries []TreeEntry, n *c
 // (a tree sorts as its name with a "/"), "<mode without leading zeros> <name>\0<raw id>".
 func (r *Repo) treeID(entries []TreeEntry) OID {
 	sorted := slices.Clone(entries)
-	slices.SortFunc(sorted, func(a, b TreeEntry) int { return strings.Compare(treeSortKey(a), treeSortKey(b)) })
+	slices.SortFunc(sorted, func(a, b TreeEntry) int { return compareSortKeys(&a, &b) })
 	var body bytes.Buffer
 	for _, e := range sorted {
 		body.WriteString(strings.TrimLeft(canonMode(e.Mode), "0")) // as mktree writes it

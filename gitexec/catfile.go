@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,31 +149,32 @@ type objectCache struct {
 	mu    sync.Mutex
 	byKey map[string]object
 	bytes int
-	// indexes are trees parsed into entries by name for path lookups (PathEntries), which
-	// visit the same trees for several revisions; never handed out, so never changed.
-	indexes map[OID]map[string]TreeEntry
+	// trees are trees parsed into entries, by id: a hook walks the same trees several times
+	// (the diff of the new commit, then path lookups in it and its parent, then the base of
+	// a tree it builds), and parsing costs about what reading does. Shared: never changed.
+	trees map[OID][]TreeEntry
 }
 
-// maxCachedIndexes bounds the parsed trees kept.
-const maxCachedIndexes = 4096
+// maxCachedTrees bounds the parsed trees kept.
+const maxCachedTrees = 4096
 
-// index returns the parsed entries of tree id, if kept.
-func (c *objectCache) index(id OID) (map[string]TreeEntry, bool) {
+// tree returns the parsed entries of tree id, if kept.
+func (c *objectCache) tree(id OID) ([]TreeEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m, ok := c.indexes[id]
-	return m, ok
+	es, ok := c.trees[id]
+	return es, ok
 }
 
-// putIndex keeps the parsed entries of tree id.
-func (c *objectCache) putIndex(id OID, m map[string]TreeEntry) {
+// putTree keeps the parsed entries of tree id.
+func (c *objectCache) putTree(id OID, entries []TreeEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.indexes == nil {
-		c.indexes = map[OID]map[string]TreeEntry{}
+	if c.trees == nil {
+		c.trees = map[OID][]TreeEntry{}
 	}
-	if len(c.indexes) < maxCachedIndexes {
-		c.indexes[id] = m
+	if len(c.trees) < maxCachedTrees {
+		c.trees[id] = entries
 	}
 }
 
@@ -321,22 +324,27 @@ func (r *Repo) readTreesOnce(ctx context.Context, ids []string) ([][]TreeEntry, 
 		if found[i] = found[i] && obj.typ == "tree"; !found[i] {
 			continue
 		}
-		if trees[i], err = parseTree(obj.data, r.hexLen/2); err != nil {
-			return nil, nil, fmt.Errorf("read tree %s: %w", ids[i], err)
+		if trees[i], err = r.parsedTree(obj); err != nil {
+			return nil, nil, err
 		}
 	}
 	return trees, found, nil
 }
 
 // ReadTree returns the entries of one tree level named by treeish (a commit,
-// "<commit>:<dir>", a tree id, a tag); ok=false when treeish names nothing.
+// "<commit>:<dir>", a tree id, a tag); ok=false when treeish names nothing. The entries are
+// the caller's.
 func (r *Repo) ReadTree(ctx context.Context, treeish string) ([]TreeEntry, bool, error) {
 	_, entries, ok, err := r.readTree(ctx, treeish)
-	return entries, ok, err
+	return slices.Clone(entries), ok, err
 }
 
-// readTree is ReadTree that also returns the id of the tree it read.
+// readTree is ReadTree that also returns the id of the tree it read; the entries are shared
+// (parsedTree).
 func (r *Repo) readTree(ctx context.Context, treeish string) (OID, []TreeEntry, bool, error) {
+	if es, ok := r.objects.tree(OID(treeish)); ok && len(treeish) == r.hexLen {
+		return OID(treeish), es, true, nil
+	}
 	obj, ok, err := r.readObject(ctx, treeish)
 	if err != nil || !ok {
 		return "", nil, ok, err
@@ -345,9 +353,9 @@ func (r *Repo) readTree(ctx context.Context, treeish string) (OID, []TreeEntry, 
 	if err != nil {
 		return "", nil, false, fmt.Errorf("read tree %s: %w", treeish, err)
 	}
-	entries, err := parseTree(obj.data, r.hexLen/2)
+	entries, err := r.parsedTree(obj)
 	if err != nil {
-		return "", nil, false, fmt.Errorf("read tree %s: %w", treeish, err)
+		return "", nil, false, err
 	}
 	return obj.oid, entries, true, nil
 }
@@ -411,7 +419,7 @@ func parseTree(data []byte, rawLen int) ([]TreeEntry, error) {
 	// First find the entries, then make three strings for the whole tree (names, hex ids)
 	// and slice every entry's fields out of them: a few allocations per tree, not per entry.
 	type span struct{ sp, nul int }
-	var spans []span
+	spans := make([]span, 0, len(data)/(rawLen+16)+1) // about one per entry of a source tree
 	for at := 0; at < len(data); {
 		sp := bytes.IndexByte(data[at:], ' ')
 		nul := bytes.IndexByte(data[at:], 0)
@@ -558,17 +566,23 @@ func (r *Repo) PathEntries(ctx context.Context, rev string, paths []string) (map
 	if root, err = r.peel(ctx, root, "tree"); err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", rev, err)
 	}
-	levels := map[string]map[string]TreeEntry{}
-	if levels[""], err = r.treeIndex(root); err != nil {
+	levels := map[string][]TreeEntry{}
+	if levels[""], err = r.parsedTree(root); err != nil {
 		return nil, err
 	}
 	for _, depth := range dirsByDepth(paths) {
 		var want, wantDirs []string
 		for _, dir := range depth {
 			parent, name := splitDir(dir)
-			if e, ok := levels[parent][name]; ok && e.Type == "tree" {
-				want, wantDirs = append(want, string(e.OID)), append(wantDirs, dir)
+			e, ok := findEntry(levels[parent], name)
+			if !ok || e.Type != "tree" {
+				continue
 			}
+			if es, ok := r.objects.tree(e.OID); ok {
+				levels[dir] = es // parsed already (by a diff, or an earlier lookup)
+				continue
+			}
+			want, wantDirs = append(want, string(e.OID)), append(wantDirs, dir)
 		}
 		objs, found, err := r.readObjectsOnce(ctx, want)
 		if err != nil {
@@ -583,36 +597,49 @@ func (r *Repo) PathEntries(ctx context.Context, rev string, paths []string) (map
 			if !found[i] || obj.typ != "tree" {
 				continue // a missing tree has no entries, as git would find none
 			}
-			if levels[wantDirs[i]], err = r.treeIndex(obj); err != nil {
+			if levels[wantDirs[i]], err = r.parsedTree(obj); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, p := range paths {
 		dir, name := splitDir(p)
-		if e, ok := levels[dir][name]; ok {
+		if e, ok := findEntry(levels[dir], name); ok {
 			out[p] = e
 		}
 	}
 	return out, nil
 }
 
-// treeIndex parses a tree object into its entries by name, once per tree for the Repo's life.
-// The map is shared: callers only read it.
-func (r *Repo) treeIndex(obj object) (map[string]TreeEntry, error) {
-	if m, ok := r.objects.index(obj.oid); ok {
-		return m, nil
+// parsedTree parses a tree object into its entries, once per tree for the Repo's life. The
+// entries are shared: callers only read them.
+func (r *Repo) parsedTree(obj object) ([]TreeEntry, error) {
+	if es, ok := r.objects.tree(obj.oid); ok {
+		return es, nil
 	}
-	list, err := parseTree(obj.data, r.hexLen/2)
+	es, err := parseTree(obj.data, r.hexLen/2)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", obj.oid, err)
 	}
-	m := make(map[string]TreeEntry, len(list))
-	for _, e := range list {
-		m[e.Name] = e
+	if len(obj.oid) == r.hexLen {
+		r.objects.putTree(obj.oid, es)
 	}
-	r.objects.putIndex(obj.oid, m)
-	return m, nil
+	return es, nil
+}
+
+// findEntry finds name in one tree level by binary search in git's order (compareSortKeys):
+// first as a file, a link or a submodule, then as a directory.
+func findEntry(entries []TreeEntry, name string) (TreeEntry, bool) {
+	if strings.Contains(name, "/") {
+		return TreeEntry{}, false // not one path component
+	}
+	for _, probe := range []TreeEntry{{Name: name, Type: "blob"}, {Name: name, Type: "tree"}} {
+		i := sort.Search(len(entries), func(i int) bool { return compareSortKeys(&entries[i], &probe) >= 0 })
+		if i < len(entries) && compareSortKeys(&entries[i], &probe) == 0 {
+			return entries[i], true
+		}
+	}
+	return TreeEntry{}, false
 }
 
 // dirsByDepth returns the directories holding paths and all their ancestors, except the root,

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -67,4 +69,43 @@ func BenchmarkParseTree100(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// findEntry finds every name of a level in git's order, where a directory sorts as its name
+// followed by "/" (after "a-b" and "a.c", before "a0"), and nothing else.
+func TestFindEntry(t *testing.T) {
+	level := []TreeEntry{
+		{Name: "a-b", Type: "blob"}, {Name: "a.c", Type: "blob"}, {Name: "a", Type: "tree"},
+		{Name: "a0", Type: "blob"}, {Name: "b", Type: "commit"}, {Name: "bb", Type: "tree"},
+		{Name: "c", Type: "blob"},
+	}
+	if !slices.IsSortedFunc(level, func(x, y TreeEntry) int { return strings.Compare(sortKey(x), sortKey(y)) }) {
+		t.Fatal("the test's level is not in git's order")
+	}
+	for _, want := range level {
+		if got, ok := findEntry(level, want.Name); !ok || got != want {
+			t.Errorf("findEntry(%q) = %+v, %v; want %+v", want.Name, got, ok, want)
+		}
+	}
+	for _, missing := range []string{"", "a-", "a/", "a1", "b0", "bb/", "d"} {
+		if got, ok := findEntry(level, missing); ok {
+			t.Errorf("findEntry(%q) = %+v, want nothing", missing, got)
+		}
+	}
+	for _, x := range level {
+		for _, y := range append(level, TreeEntry{Name: x.Name, Type: "blob"}, TreeEntry{Name: x.Name, Type: "tree"}) {
+			want := strings.Compare(sortKey(x), sortKey(y))
+			if got := compareSortKeys(&x, &y); got != want {
+				t.Errorf("compareSortKeys(%+v, %+v) = %d, want %d", x, y, got, want)
+			}
+		}
+	}
+}
+
+// sortKey is an entry's name as git orders tree entries: a tree's with a trailing "/".
+func sortKey(e TreeEntry) string {
+	if e.Type == "tree" {
+		return e.Name + "/"
+	}
+	return e.Name
 }

@@ -2,6 +2,7 @@ package gitexec
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,8 +96,7 @@ var errWalkTooLong = errors.New("tree walk over budget")
 // treeDiff is one walk of two trees.
 type treeDiff struct {
 	r      *Repo
-	budget int                 // trees it may still read
-	parsed map[OID][]TreeEntry // the subtrees prefetch read, parsed once
+	budget int // trees it may still read
 	out    []DiffEntry
 }
 
@@ -110,8 +110,8 @@ func (d *treeDiff) diff(ctx context.Context, a, b string) ([]DiffEntry, error) {
 	}
 	for i, rev := range []string{a, b} {
 		if found[i] && objs[i].typ == "tree" {
-			if sides[i], err = parseTree(objs[i].data, d.r.hexLen/2); err != nil {
-				return nil, fmt.Errorf("read tree %s: %w", rev, err)
+			if sides[i], err = d.r.parsedTree(objs[i]); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -156,10 +156,10 @@ func nextPair(as, bs *[]TreeEntry) (a, b *TreeEntry) {
 	case len(*as) == 0:
 		b, *bs = &(*bs)[0], (*bs)[1:]
 	default:
-		switch ka, kb := treeSortKey((*as)[0]), treeSortKey((*bs)[0]); {
-		case ka < kb:
+		switch c := compareSortKeys(&(*as)[0], &(*bs)[0]); {
+		case c < 0:
 			a, *as = &(*as)[0], (*as)[1:]
-		case ka > kb:
+		case c > 0:
 			b, *bs = &(*bs)[0], (*bs)[1:]
 		default:
 			a, b, *as, *bs = &(*as)[0], &(*bs)[0], (*as)[1:], (*bs)[1:]
@@ -203,17 +203,9 @@ func (d *treeDiff) prefetch(ctx context.Context, as, bs []TreeEntry) error {
 		if len(want) == 0 {
 			return nil
 		}
-		trees, found, err := d.r.readTreesOnce(ctx, want)
+		trees, _, err := d.r.readTreesOnce(ctx, want) // a missing one is the walk's to report
 		if err != nil {
 			return err
-		}
-		if d.parsed == nil {
-			d.parsed = map[OID][]TreeEntry{}
-		}
-		for k, entries := range trees {
-			if found[k] {
-				d.parsed[OID(want[k])] = entries
-			} // else missing: the walk's to report
 		}
 		level = level[:0]
 		for _, at := range sides {
@@ -242,11 +234,7 @@ func (d *treeDiff) entry(ctx context.Context, prefix string, a, b *TreeEntry) er
 			if d.budget--; d.budget < 0 {
 				return errWalkTooLong
 			}
-			if entries, ok := d.parsed[e.OID]; ok {
-				sub[i] = entries
-				continue
-			}
-			entries, ok, err := d.r.ReadTree(ctx, string(e.OID))
+			_, entries, ok, err := d.r.readTree(ctx, string(e.OID)) // read ahead by prefetch
 			if err == nil && !ok {
 				err = fmt.Errorf("tree %s is missing", e.OID)
 			}
@@ -287,12 +275,25 @@ func unchanged(a, b *TreeEntry) bool {
 	return a != nil && b != nil && a.OID == b.OID && canonMode(a.Mode) == canonMode(b.Mode)
 }
 
-// treeSortKey is an entry's name as git orders tree entries: a tree's with a trailing "/".
-func treeSortKey(e TreeEntry) string {
-	if e.Type == "tree" {
-		return e.Name + "/"
+// compareSortKeys orders two entries as git orders a tree's entries: by name, where a
+// directory's name is followed by "/" (so "a-b" < "a/" < "a0"). It builds no strings.
+func compareSortKeys(a, b *TreeEntry) int {
+	n := min(len(a.Name), len(b.Name))
+	if c := strings.Compare(a.Name[:n], b.Name[:n]); c != 0 {
+		return c
 	}
-	return e.Name
+	return cmp.Compare(sortKeyByte(a, n), sortKeyByte(b, n)) // a name holds no "/"
+}
+
+// sortKeyByte is byte i of e's sort key, -1 past its end.
+func sortKeyByte(e *TreeEntry, i int) int {
+	switch {
+	case i < len(e.Name):
+		return int(e.Name[i])
+	case i == len(e.Name) && e.Type == "tree":
+		return '/'
+	}
+	return -1
 }
 
 // treeName is the name of whichever entry is present.

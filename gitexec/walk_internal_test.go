@@ -63,7 +63,7 @@ func TestPathEntriesAfterDiffTreeReadNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, ok := r.objects.index(got["src/m0"].OID); !ok || len(m) != 50 {
+	if m, ok := r.objects.tree(got["src/m0"].OID); !ok || len(m) != 50 {
 		t.Errorf("the parsed src/m0 of the commit is not kept: %d entries, %v", len(m), ok)
 	}
 	if _, err := r.PathEntries(ctx, string(commit), []string{same.Path}); !errors.Is(err, ErrClosed) {
