@@ -272,7 +272,7 @@ func (d *treeDiff) entry(ctx context.Context, prefix string, a, b *TreeEntry) er
 // unchanged reports whether a name is the same on both sides: the walk neither lists nor
 // descends into it.
 func unchanged(a, b *TreeEntry) bool {
-	return a != nil && b != nil && a.OID == b.OID && canonMode(a.Mode) == canonMode(b.Mode)
+	return a != nil && b != nil && a.OID == b.OID && (a.Mode == b.Mode || canonMode(a.Mode) == canonMode(b.Mode))
 }
 
 // compareSortKeys orders two entries as git orders a tree's entries: by name, where a
