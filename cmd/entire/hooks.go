@@ -206,12 +206,14 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 		others, err := en.SessionStart(ctx, events.SessionStarted{SessionID: in.SessionID, Agent: typ, Source: in.Source, Transcript: tr})
 		reply(startSystemMessage(others, h.settings.MultiSessionWarning()) + h.hooksWarning(in.Source))
 		if err == nil && in.OpensTurn {
-			h.autoHeal(en)
+			healed := h.autoHeal(en)
 			err = en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: typ, Transcript: tr})
+			healed()
 		}
 		return err
 	case agent.TurnStart:
-		h.autoHeal(en)
+		healed := h.autoHeal(en)
+		defer healed()
 		return en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: typ, Prompt: in.Prompt, Transcript: tr})
 	case agent.TurnEnd:
 		return en.TurnEnd(ctx, events.TurnEnded{SessionID: in.SessionID, Agent: typ, Transcript: tr}, in.LastMessage, h.started)
@@ -232,23 +234,37 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 }
 
 // autoHeal repairs the setup at every prompt (spec §5.3): .entire/.gitignore, the metadata
-// branch and the git hooks. Failures are only logged.
-func (h *hookRun) autoHeal(en *engine.Engine) {
+// branch and the git hooks. Failures are only logged. Where the hooks live takes a git
+// process (core.hooksPath may come from any config file): it runs beside the turn's start, and
+// the returned function, called once the turn has started, finishes the hooks' repair.
+func (h *hookRun) autoHeal(en *engine.Engine) (healed func()) {
 	if h.noHeal {
-		return
+		return func() {}
 	}
+	type gitPath struct {
+		dir string
+		err error
+	}
+	hooks := make(chan gitPath, 1)
+	go func() {
+		dir, err := h.repo.GitPath(h.e.ctx, "hooks")
+		hooks <- gitPath{dir, err}
+	}()
 	if err := setup.EnsureGitignore(h.repo.TopLevel); err != nil {
 		h.log.Warn("auto-heal gitignore", "error", err.Error())
 	}
 	if err := en.EnsureMetadataBranch(h.e.ctx); err != nil {
 		h.log.Warn("auto-heal metadata branch", "error", err.Error())
 	}
-	hooksDir, err := h.repo.GitPath(h.e.ctx, "hooks")
-	if err == nil && !setup.GitHooksInstalled(hooksDir) {
-		_, err = setup.InstallGitHooks(hooksDir)
-	}
-	if err != nil {
-		h.log.Warn("auto-heal git hooks", "error", err.Error())
+	return func() {
+		p := <-hooks
+		err := p.err
+		if err == nil && !setup.GitHooksInstalled(p.dir) {
+			_, err = setup.InstallGitHooks(p.dir)
+		}
+		if err != nil {
+			h.log.Warn("auto-heal git hooks", "error", err.Error())
+		}
 	}
 }
 
