@@ -470,14 +470,26 @@ func usageSince(data tsource, off int64) *events.TokenUsage {
 }
 
 // sessionPrompts are all user prompts of a transcript (spec §3.6): those already read by the
-// hooks, plus any in the lines after that, so a long transcript is not parsed again.
+// hooks, plus any in the lines after that, so a long transcript is not parsed again. A state
+// whose early prompts were left out of its snapshot (and not got back, see WithAllPrompts)
+// reads them from the transcript again.
 func sessionPrompts(s session.State, data tsource, path string) []string {
 	if !data.valid() {
 		return nil
 	}
 	sc := s.Recorder.Scanned
-	if sc.Path != path || path == "" || sc.Offset > data.end {
+	if sc.Path != path || path == "" || sc.Offset > data.end || s.Recorder.PromptsOmitted > 0 {
 		return data.scan(0).Prompts
 	}
 	return append(slices.Clone(s.Recorder.Prompts), data.scan(sc.Offset).Prompts...)
+}
+
+// WithAllPrompts is the session's state with every prompt in it, for a checkpoint's
+// prompt.txt: those its snapshot left out come back from its journal.
+func WithAllPrompts(sess *session.Session) session.State {
+	s := sess.State
+	if all, ok := sess.AllPrompts(); ok {
+		s.Recorder.Prompts, s.Recorder.PromptsOmitted = all, 0
+	}
+	return s
 }

@@ -266,9 +266,9 @@ func (en *Engine) perform(ctx context.Context, sess *session.Session, input even
 		res, err = en.writeShadowCheckpoint(ctx, sess.State, input, f)
 	case session.Condense:
 		key = f.Commit.CheckpointID
-		res, err = en.Condense(ctx, sess.State, f)
+		res, err = en.Condense(ctx, WithAllPrompts(sess), f)
 	case session.Finalize:
-		res, err = en.finalize(ctx, sess.State, f)
+		res, err = en.finalize(ctx, WithAllPrompts(sess), f)
 	case session.WriteTaskCheckpoint:
 		res, err = en.writeTaskCheckpoint(ctx, sess.State, input, f)
 	case session.AutoCommit:

@@ -125,7 +125,7 @@ func (en *Maintenance) CondenseStuck(ctx context.Context, id string) (string, er
 			return "", err
 		}
 	}
-	s := sess.State
+	s := engine.WithAllPrompts(sess)
 	shadow := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
 	res, err := en.Condense(ctx, s, session.Condense{Commit: events.GitCommitted{
 		Commit: s.BaseCommit, CheckpointID: cpID, Branch: branch, Files: s.FilesTouched,

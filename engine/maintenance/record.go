@@ -120,7 +120,7 @@ func (en *Maintenance) RepairTrailer(ctx context.Context, d DanglingTrailer) err
 	for _, e := range diff {
 		c.Files = append(c.Files, e.Path)
 	}
-	res, err := en.Condense(ctx, sess.State, session.Condense{Commit: c})
+	res, err := en.Condense(ctx, engine.WithAllPrompts(sess), session.Condense{Commit: c})
 	if err != nil {
 		return err
 	}

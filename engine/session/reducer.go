@@ -545,7 +545,7 @@ func (s *State) scanned(pos events.Transcript, prompts []string) {
 		return
 	}
 	if pos.Path != s.Recorder.Scanned.Path || pos.Offset < s.Recorder.Scanned.Offset {
-		s.Recorder.Prompts = nil
+		s.Recorder.Prompts, s.Recorder.PromptsOmitted = nil, 0
 	}
 	s.Recorder.Prompts = append(s.Recorder.Prompts, prompts...)
 	s.Recorder.Scanned = pos

@@ -16,7 +16,7 @@ func (s *State) rewound(d events.Rewound) {
 		return
 	}
 	s.Recorder.Scanned = d.Transcript
-	s.Recorder.Prompts = cloneStrings(d.Prompts)
+	s.Recorder.Prompts, s.Recorder.PromptsOmitted = cloneStrings(d.Prompts), 0
 	if n := len(d.Prompts); n > 0 {
 		s.Recorder.TurnPrompt = d.Prompts[n-1]
 	}

@@ -75,9 +75,12 @@ type Recorder struct {
 	JournalOffset int64  `json:"journal_offset"`
 	// TurnStart is the transcript position when the current turn began.
 	TurnStart events.Transcript `json:"turn_start"`
-	// Scanned is how far the transcript has been read; Prompts are all user prompts up to there.
-	Scanned events.Transcript `json:"scanned"`
-	Prompts []string          `json:"prompts,omitempty"`
+	// Scanned is how far the transcript has been read; Prompts are all user prompts up to there,
+	// except the first PromptsOmitted: a snapshot leaves a long list out (MarshalState), and
+	// AllPrompts gets it back from the journal when a checkpoint needs it.
+	Scanned        events.Transcript `json:"scanned"`
+	Prompts        []string          `json:"prompts,omitempty"`
+	PromptsOmitted int               `json:"prompts_omitted,omitempty"`
 	// TurnPrompt is the prompt the current turn began with.
 	TurnPrompt string `json:"turn_prompt,omitempty"`
 	// CondensedOffset is the byte offset matching checkpoint_transcript_start.
@@ -263,6 +266,10 @@ func cloneStrings(s []string) []string {
 // MarshalState encodes a state exactly as the reference writes it: 2-space indentation,
 // HTML escaping on, a single trailing newline (spec §0).
 func MarshalState(s State) ([]byte, error) {
+	if s.Recorder.PromptsOmitted > 0 || promptBytes(s.Recorder.Prompts) > MaxSnapshotPrompts {
+		s.Recorder.PromptsOmitted += len(s.Recorder.Prompts) // s is a copy: the caller keeps its list
+		s.Recorder.Prompts = nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
@@ -270,6 +277,20 @@ func MarshalState(s State) ([]byte, error) {
 		return nil, fmt.Errorf("encode session state: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// MaxSnapshotPrompts is the most prompt text a snapshot holds. Every hook reads and writes the
+// snapshot, and most never need the prompts: past this, they stay in the journal alone
+// (Recorder.PromptsOmitted), so a long session's prompt costs what a short one's does.
+const MaxSnapshotPrompts = 32 << 10
+
+// promptBytes is the length of the prompts' text.
+func promptBytes(prompts []string) int {
+	n := 0
+	for _, p := range prompts {
+		n += len(p)
+	}
+	return n
 }
 
 // UnmarshalState decodes a session-state file, migrating the deprecated keys of spec §5.2.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -122,6 +123,26 @@ func replayFrom(j *journal.Journal, s State, off int64, wantSeq uint64) (State, 
 	}
 	s.Recorder.JournalOffset = j.Size()
 	return s, nil
+}
+
+// AllPrompts returns every prompt of the session, getting those its snapshot left out
+// (Recorder.PromptsOmitted) back from its journal, read through the lock this session holds;
+// ok=false when the journal does not give back the same list (it was damaged and set aside).
+func (s *Session) AllPrompts() (prompts []string, ok bool) {
+	r := s.State.Recorder
+	if r.PromptsOmitted == 0 {
+		return r.Prompts, true
+	}
+	if s.j == nil {
+		return nil, false
+	}
+	full, err := replayFrom(s.j, State{}, 0, 1)
+	got := full.Recorder.Prompts
+	if err != nil || full.Recorder.Scanned != r.Scanned || len(got) != r.PromptsOmitted+len(r.Prompts) ||
+		!slices.Equal(got[r.PromptsOmitted:], r.Prompts) {
+		return nil, false
+	}
+	return got, true
 }
 
 // ErrRemoved reports an append to a session whose files Remove deleted.
