@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -94,5 +95,32 @@ func TestStoreLongPromptsStayInJournal(t *testing.T) {
 	}
 	if err := sess.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The snapshot a hook writes and the next one reads, for a session with no prompts, with a
+// few, and with 1,000 of about 300 bytes (past MaxSnapshotPrompts, left to the journal): the
+// last should cost about what the first does.
+func BenchmarkSnapshotRoundTrip(b *testing.B) {
+	for _, n := range []int{0, 10, 1000} {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			s := State{SessionID: "s1", WorktreePath: "/w", BaseCommit: rBase, Phase: PhaseIdle}
+			for i := range n {
+				s.Recorder.Prompts = append(s.Recorder.Prompts, fmt.Sprintf("please do task %d: %s", i, strings.Repeat("lorem ipsum ", 24)))
+			}
+			b.ReportAllocs()
+			var size int
+			for b.Loop() {
+				data, err := MarshalState(s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := UnmarshalState(data); err != nil {
+					b.Fatal(err)
+				}
+				size = len(data)
+			}
+			b.ReportMetric(float64(size), "snapshot-bytes")
+		})
 	}
 }
