@@ -60,7 +60,7 @@ func (r *Repo) buildTree(ctx context.Context, base OID, changes []TreeChange, na
 		}
 		baseTree, entries = id, es
 	}
-	b := &treeBuild{r: r, read: map[OID][]TreeEntry{}}
+	b := &treeBuild{r: r}
 	if err := b.prefetch(ctx, entries, root); err != nil {
 		return "", fmt.Errorf("build tree: %w", err)
 	}
@@ -86,12 +86,11 @@ func (r *Repo) buildTree(ctx context.Context, base OID, changes []TreeChange, na
 	return oid, nil
 }
 
-// treeBuild is one BuildTree: the base trees it read, and the new trees it has named (their
-// ids computed as git computes them) and not yet written. All of them are written in one
+// treeBuild is one BuildTree: the new trees it has named (their ids computed as git computes
+// them) and not yet written; the base trees it reads stay in the Repo's cache of parsed trees. All of them are written in one
 // pipelined mktree round trip at the end, and git's ids are checked against the computed ones.
 type treeBuild struct {
 	r       *Repo
-	read    map[OID][]TreeEntry // base trees read ahead, by id
 	pending [][]TreeEntry
 	ids     []OID
 	now     bool // write each tree at once and take git's id (the fallback)
@@ -112,12 +111,8 @@ func (b *treeBuild) prefetch(ctx context.Context, entries []TreeEntry, n *change
 		var want []string
 		var next []*changeNode
 		for _, l := range todo {
-			byName := make(map[string]TreeEntry, len(l.entries))
-			for _, e := range l.entries {
-				byName[e.Name] = e
-			}
 			for name, c := range l.n.children {
-				old, ok := byName[name]
+				old, ok := findEntry(l.entries, name)
 				if c.set != nil || len(c.children) == 0 || c.del || !ok || old.Type != "tree" {
 					continue
 				}
@@ -137,7 +132,6 @@ func (b *treeBuild) prefetch(ctx context.Context, entries []TreeEntry, n *change
 			if !found[i] {
 				continue // left to dir, which reports it
 			}
-			b.read[OID(want[i])] = es
 			todo = append(todo, level{es, next[i]})
 		}
 	}
@@ -279,12 +273,9 @@ func (b *treeBuild) dir(ctx context.Context, base OID, entries []TreeEntry, n *c
 			var subBase OID
 			var subEntries []TreeEntry
 			if exists && old.Type == "tree" && !c.del {
-				es, ok := b.read[old.OID]
-				if !ok {
-					var err error
-					if _, es, ok, err = b.r.readTree(ctx, string(old.OID)); err != nil {
-						return "", false, err
-					}
+				_, es, ok, err := b.r.readTree(ctx, string(old.OID)) // read ahead by prefetch
+				if err != nil {
+					return "", false, err
 				}
 				if !ok {
 					return "", false, fmt.Errorf("tree %s (%s) is missing", old.OID, name)

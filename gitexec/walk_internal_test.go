@@ -70,3 +70,56 @@ func TestPathEntriesAfterDiffTreeReadNothing(t *testing.T) {
 		t.Errorf("a directory the diff did not read: %v, want the closed cat-file's error", err)
 	}
 }
+
+// BuildTree's read-ahead leaves every base tree on the changed paths in the cache of parsed
+// trees, so building the new trees asks cat-file for nothing more; a tree off those paths
+// still needs a request.
+func TestBuildTreeAfterPrefetchReadsNothing(t *testing.T) {
+	r, _ := internalRepo(t)
+	defer r.Close()
+	ctx := context.Background()
+	blobs, err := r.HashBlobs(ctx, [][]byte{[]byte("old\n"), []byte("new\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := []TreeChange{{Path: "same/kept.go", Mode: "100644", OID: blobs[0]}}
+	var changes []TreeChange
+	for i := range 40 {
+		p := fmt.Sprintf("src/m%d/p%02d/f.go", i/20, i)
+		before = append(before, TreeChange{Path: p, Mode: "100644", OID: blobs[0]})
+		changes = append(changes, TreeChange{Path: p, Mode: "100644", OID: blobs[1]})
+	}
+	base, err := r.BuildTree(ctx, "", before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Open(ctx, r.TopLevel); err != nil { // nothing read yet
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, entries, ok, err := r.readTree(ctx, string(base))
+	if err != nil || !ok {
+		t.Fatalf("read base: %v, %v", ok, err)
+	}
+	root, err := r.changeTree(changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &treeBuild{r: r}
+	if err := b.prefetch(ctx, entries, root); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cat.close(); err != nil { // from here on, a request fails
+		t.Fatal(err)
+	}
+	if _, _, err := b.dir(ctx, base, entries, root); err != nil {
+		t.Fatalf("building over the read-ahead trees asked cat-file: %v", err)
+	}
+	off, err := r.changeTree([]TreeChange{{Path: "same/new.go", Mode: "100644", OID: blobs[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := (&treeBuild{r: r}).dir(ctx, base, entries, off); !errors.Is(err, ErrClosed) {
+		t.Errorf("a directory the read-ahead did not read: %v, want the closed cat-file's error", err)
+	}
+}
