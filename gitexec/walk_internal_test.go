@@ -12,13 +12,9 @@ import (
 // and PathEntries walks down by the same ids. The diff spreads over more directories than one
 // level's read would hold back (a hundred), as an agent's edits across a repository do.
 func TestPathEntriesAfterDiffTreeReadNothing(t *testing.T) {
-	r, _ := internalRepo(t)
+	r, blobs := oldAndNew(t)
 	defer r.Close()
 	ctx := context.Background()
-	blobs, err := r.HashBlobs(ctx, [][]byte{[]byte("old\n"), []byte("new\n")})
-	if err != nil {
-		t.Fatal(err)
-	}
 	same := TreeChange{Path: "same/kept.go", Mode: "100644", OID: blobs[0]}
 	before, after := []TreeChange{same}, []TreeChange{same}
 	var paths []string
@@ -75,13 +71,9 @@ func TestPathEntriesAfterDiffTreeReadNothing(t *testing.T) {
 // trees, so building the new trees asks cat-file for nothing more; a tree off those paths
 // still needs a request.
 func TestBuildTreeAfterPrefetchReadsNothing(t *testing.T) {
-	r, _ := internalRepo(t)
+	r, blobs := oldAndNew(t)
 	defer r.Close()
 	ctx := context.Background()
-	blobs, err := r.HashBlobs(ctx, [][]byte{[]byte("old\n"), []byte("new\n")})
-	if err != nil {
-		t.Fatal(err)
-	}
 	before := []TreeChange{{Path: "same/kept.go", Mode: "100644", OID: blobs[0]}}
 	var changes []TreeChange
 	for i := range 40 {
@@ -122,4 +114,16 @@ func TestBuildTreeAfterPrefetchReadsNothing(t *testing.T) {
 	if _, _, err := (&treeBuild{r: r}).dir(ctx, base, entries, off); !errors.Is(err, ErrClosed) {
 		t.Errorf("a directory the read-ahead did not read: %v, want the closed cat-file's error", err)
 	}
+}
+
+// oldAndNew is a repository holding two blobs, an old and a new content of a file.
+func oldAndNew(t *testing.T) (*Repo, []OID) {
+	t.Helper()
+	r, _ := internalRepo(t)
+	blobs, err := r.HashBlobs(context.Background(), [][]byte{[]byte("old\n"), []byte("new\n")})
+	if err != nil {
+		r.Close()
+		t.Fatal(err)
+	}
+	return r, blobs
 }
