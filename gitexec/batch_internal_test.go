@@ -26,22 +26,30 @@ func TestBatchProcessRecoversFromDeath(t *testing.T) {
 	}
 	defer r.Close()
 	ctx := context.Background()
-	err = r.mktree.do(ctx, r, func(w *bufio.Writer, rd *bufio.Reader) error {
-		if _, err := w.WriteString("not a tree entry\x00\x00"); err != nil {
+	mktree := batchProc{args: []string{"mktree", "-z", "--batch"}} // dies on a bad entry
+	defer mktree.close()
+	write := func(input string) (string, error) {
+		var line string
+		err := mktree.do(ctx, r, func(w *bufio.Writer, rd *bufio.Reader) error {
+			if _, err := w.WriteString(input); err != nil {
+				return err
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			var err error
+			line, err = rd.ReadString('\n')
 			return err
-		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		_, err := rd.ReadString('\n')
-		return err
-	})
+		})
+		return strings.TrimSpace(line), err
+	}
+	_, err = write("not a tree entry\x00\x00")
 	var gerr *Error
 	if !errors.As(err, &gerr) || gerr.ExitCode != 128 || !strings.Contains(gerr.Stderr, "fatal:") {
 		t.Fatalf("bad input: err = %v, want an *Error with git's fatal message", err)
 	}
-	if oid, err := r.EmptyTree(ctx); err != nil || oid != r.emptyTree() {
-		t.Errorf("after restart EmptyTree = %s, %v; want %s", oid, err, r.emptyTree())
+	if oid, err := write("\x00"); err != nil || OID(oid) != r.emptyTree() {
+		t.Errorf("after restart the empty tree = %s, %v; want %s", oid, err, r.emptyTree())
 	}
 }
 

@@ -1,14 +1,13 @@
 package gitexec
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -25,7 +24,7 @@ type TreeChange struct {
 //
 // It costs O(changed paths), not O(repository): it reads only the
 // directories on the changed paths through the cat-file process and writes
-// the new trees bottom-up through one long-lived "git mktree -z --batch".
+// the new trees, serialized here, through one "git hash-object -t tree".
 //
 // Deletes apply before additions, so deleting "a" and adding "a/b" turns
 // the file a into a directory, and deleting "a/b" while adding "a" turns the
@@ -42,7 +41,8 @@ func (r *Repo) BuildTree(ctx context.Context, base OID, changes []TreeChange) (O
 // before the trees are written.
 func (r *Repo) buildTree(ctx context.Context, base OID, changes []TreeChange, named func(OID)) (OID, error) {
 	// The blobs deferred so far are what these trees name: their write starts now, beside
-	// the tree reads and writes (mktree runs with --missing) and the commit-tree that follows.
+	// the tree reads and writes (hash-object does not look for what a tree names) and the
+	// commit-tree that follows.
 	r.startFlush(ctx)
 	root, err := r.changeTree(changes)
 	if err != nil {
@@ -71,12 +71,6 @@ func (r *Repo) buildTree(ctx context.Context, base OID, changes []TreeChange, na
 		}
 		err = b.flush(ctx)
 	}
-	if errors.Is(err, errTreeID) {
-		// A base entry git writes differently than read (an odd mode): build again,
-		// each tree written before its parent is named.
-		b.now, b.pending, b.ids = true, nil, nil
-		oid, empty, err = b.dir(ctx, baseTree, entries, root)
-	}
 	if err != nil {
 		return "", fmt.Errorf("build tree: %w", err)
 	}
@@ -86,18 +80,15 @@ func (r *Repo) buildTree(ctx context.Context, base OID, changes []TreeChange, na
 	return oid, nil
 }
 
-// treeBuild is one BuildTree: the new trees it has named (their ids computed as git computes
-// them) and not yet written; the base trees it reads stay in the Repo's cache of parsed trees. All of them are written in one
-// pipelined mktree round trip at the end, and git's ids are checked against the computed ones.
+// treeBuild is one BuildTree: the new trees it has named (serialized, their ids computed as
+// git computes them) and not yet written; the base trees it reads stay in the Repo's cache of
+// parsed trees. All of them are written by one hash-object at the end, and git's ids are
+// checked against the computed ones.
 type treeBuild struct {
 	r       *Repo
-	pending [][]TreeEntry
+	pending [][]byte
 	ids     []OID
-	now     bool // write each tree at once and take git's id (the fallback)
 }
-
-// errTreeID: git wrote a tree under another id than the one computed for it.
-var errTreeID = errors.New("git mktree wrote a tree under another id than computed")
 
 // prefetch reads, one depth at a time and each depth in one round trip, every base tree the
 // changes under n descend into.
@@ -143,14 +134,11 @@ func (b *treeBuild) flush(ctx context.Context) error {
 	if len(b.pending) == 0 {
 		return nil
 	}
-	got, err := b.r.mktreeWriteAll(ctx, b.pending)
+	got, err := b.r.writeTrees(ctx, b.pending, b.ids)
 	if err != nil {
 		return err
 	}
-	for i, id := range got {
-		if id != b.ids[i] {
-			return fmt.Errorf("%w: %s, not %s", errTreeID, id, b.ids[i])
-		}
+	for _, id := range got {
 		b.r.noteTree(id)
 	}
 	return nil
@@ -159,11 +147,12 @@ func (b *treeBuild) flush(ctx context.Context) error {
 // EmptyTree writes the empty tree (so it exists like any other object) and
 // returns its id for this repository's hash algorithm.
 func (r *Repo) EmptyTree(ctx context.Context) (OID, error) {
-	oid, err := r.mktreeWrite(ctx, nil)
+	ids, err := r.writeTrees(ctx, [][]byte{{}}, []OID{r.objectID("tree", nil)})
 	if err != nil {
 		return "", fmt.Errorf("write empty tree: %w", err)
 	}
-	return oid, nil
+	r.noteTree(ids[0])
+	return ids[0], nil
 }
 
 // changeNode is one path component of the requested changes.
@@ -304,82 +293,51 @@ func (b *treeBuild) dir(ctx context.Context, base OID, entries []TreeEntry, n *c
 	if !changed && base != "" {
 		return base, false, nil
 	}
-	list := slices.Collect(maps.Values(cur))
-	if b.now {
-		oid, err := b.r.mktreeWrite(ctx, list)
-		return oid, false, err
+	body, err := treeBody(slices.Collect(maps.Values(cur)))
+	if err != nil {
+		return "", false, err
 	}
-	oid := b.r.treeID(list)
-	b.pending, b.ids = append(b.pending, list), append(b.ids, oid)
+	oid := b.r.objectID("tree", body)
+	b.pending, b.ids = append(b.pending, body), append(b.ids, oid)
 	return oid, false, nil
 }
 
-// treeID is the id git gives a tree of entries: "tree <size>\0" and, in git's tree order
-// (a tree sorts as its name with a "/"), "<mode without leading zeros> <name>\0<raw id>".
-func (r *Repo) treeID(entries []TreeEntry) OID {
-	sorted := slices.Clone(entries)
-	slices.SortFunc(sorted, func(a, b TreeEntry) int { return compareSortKeys(&a, &b) })
+// treeBody serializes a tree as git does: in git's tree order (a tree sorts as its name
+// with a "/"), "<mode in octal, no leading zeros> <name>\0<raw id>" per entry. A mode is
+// written as it was read, so an entry that did not change keeps its bytes even when its mode
+// is one git would not write today (100664 from old repositories).
+func treeBody(entries []TreeEntry) ([]byte, error) {
+	slices.SortFunc(entries, func(a, b TreeEntry) int { return compareSortKeys(&a, &b) })
 	var body bytes.Buffer
-	for _, e := range sorted {
-		body.WriteString(strings.TrimLeft(canonMode(e.Mode), "0")) // as mktree writes it
+	for _, e := range entries {
+		mode, err := strconv.ParseUint(e.Mode, 8, 32)
+		if err != nil || mode == 0 {
+			return nil, fmt.Errorf("tree entry %q: invalid mode %q", e.Name, e.Mode)
+		}
+		raw, err := hex.DecodeString(string(e.OID))
+		if err != nil {
+			return nil, fmt.Errorf("tree entry %q: %w", e.Name, err)
+		}
+		body.WriteString(strconv.FormatUint(mode, 8))
 		body.WriteByte(' ')
 		body.WriteString(e.Name)
 		body.WriteByte(0)
-		raw, _ := hex.DecodeString(string(e.OID))
 		body.Write(raw)
 	}
-	return r.objectID("tree", body.Bytes())
+	return body.Bytes(), nil
 }
 
-// mktreeWrite writes one tree through the long-lived "git mktree -z --batch" and returns its
-// id.
-func (r *Repo) mktreeWrite(ctx context.Context, entries []TreeEntry) (OID, error) {
-	ids, err := r.mktreeWriteAll(ctx, [][]TreeEntry{entries})
+// writeTrees writes serialized trees with one hash-object and returns git's ids, which must
+// be the ones computed (want): a difference means the serialization here is wrong.
+func (r *Repo) writeTrees(ctx context.Context, bodies [][]byte, want []OID) ([]OID, error) {
+	got, err := r.writeObjects(ctx, writeTreesArgs, bodies)
 	if err != nil {
-		return "", err
+		return nil, fmt.Errorf("write trees: %w", err)
 	}
-	r.noteTree(ids[0])
-	return ids[0], nil
-}
-
-// mktreeWriteAll writes trees through the long-lived "git mktree -z --batch" (which sorts the
-// entries), all requests of a chunk before any answer, and returns their ids. Input is one
-// "<mode> <type> <oid>\t<name>\0" per entry, then an empty record; each answer is one line,
-// so a chunk's answers stay well within a pipe's buffer while its requests are read.
-func (r *Repo) mktreeWriteAll(ctx context.Context, trees [][]TreeEntry) ([]OID, error) {
-	ids := make([]OID, 0, len(trees))
-	for start := 0; start < len(trees); start += maxPipelined {
-		chunk := trees[start:min(start+maxPipelined, len(trees))]
-		err := r.mktree.do(ctx, r, func(w *bufio.Writer, rd *bufio.Reader) error {
-			for _, entries := range chunk {
-				for _, e := range entries {
-					if _, err := fmt.Fprintf(w, "%s %s %s\t%s\x00", e.Mode, e.Type, e.OID, e.Name); err != nil {
-						return err
-					}
-				}
-				if err := w.WriteByte(0); err != nil {
-					return err
-				}
-			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			for range chunk {
-				line, err := rd.ReadString('\n')
-				if err != nil {
-					return err
-				}
-				oid, err := r.parseOIDLen(strings.TrimSuffix(line, "\n"))
-				if err != nil {
-					return fmt.Errorf("git mktree: %w", err)
-				}
-				ids = append(ids, oid)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+	for i, id := range got {
+		if id != want[i] {
+			return nil, fmt.Errorf("write trees: git wrote tree %d as %s, computed %s", i, id, want[i])
 		}
 	}
-	return ids, nil
+	return got, nil
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // A base tree holding modes git would not write itself (100600, 100700, 120777, written
-// --literally) still builds into the tree git's own mktree gives: the computed ids follow
-// git's canonical modes, and a mismatch would fall back to writing tree by tree.
+// --literally) builds into the tree git's own mktree gives: entries that did not change keep
+// their modes as they were written.
 func TestBuildTreeOverOddModes(t *testing.T) {
 	dir := t.TempDir()
 	run := func(stdin string, args ...string) string {

@@ -241,9 +241,8 @@ func TestBuildTreeKeepsSubmodule(t *testing.T) {
 	}
 }
 
-// The long-lived mktree must accept blobs written after it started, even
-// when fast-import stored them as a new pack (over 100 blobs): "git mktree"
-// checks objects without rescanning packs unless it runs with --missing.
+// BuildTree builds over blobs another process wrote just before, one or
+// many; the trees' writer does not look for the objects they name.
 func TestBuildTreeSeesObjectsWrittenLater(t *testing.T) {
 	r := open(t, newRepo(t))
 	ctx := context.Background()

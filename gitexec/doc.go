@@ -9,10 +9,10 @@
 // read-only commands never take the index lock and messages are stable.
 //
 // Work is batched: one long-lived "git cat-file --batch" per Repo answers all
-// object reads, one long-lived "git mktree -z --batch" writes all trees,
-// "git hash-object --stdin-paths" and "git fast-import" hash many blobs in one
-// process, and "git update-ref --stdin -z" applies several ref updates as one
-// transaction. Close ends the long-lived processes.
+// object reads, one "git hash-object --stdin-paths" writes many blobs, or many
+// trees serialized here, in one process, and "git update-ref --stdin -z"
+// applies several ref updates as one transaction. Close ends the long-lived
+// processes.
 //
 // A failed invocation is an *Error. Outcomes that git reports through
 // documented exit codes (a missing ref, an unborn branch, a missing config key)

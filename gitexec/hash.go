@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -295,26 +296,27 @@ func checkDeferred(oids, want []OID) error {
 	return nil
 }
 
-// Where the system names a process's open files /dev/fd/N, hash-object reads a small blob
-// from a pipe the child inherits: no temporary file is created, written and removed for it,
+// Where the system names a process's open files /dev/fd/N, hash-object reads a small object
+// (a blob, or a tree: see writeTrees) from a pipe the child inherits: no temporary file is created, written and removed for it,
 // which costs about as much as the object itself on a slow file system (BenchmarkWriteBlobs:
 // a checkpoint's 8 small blobs take about two thirds of the time). A large one (over
 // maxPipeBlob) goes through a temporary file, which git maps instead of reading it through a
 // pipe into a growing buffer (a 20 MB chunk: 10-15% faster than through a pipe), and so do
-// blobs past maxPipeBlobs (two descriptors each).
+// objects past maxPipeBlobs (two descriptors each: a Stop that changed 100 files at 10k files
+// writes about 100 trees).
 var pipeBlobs = runtime.GOOS == "linux" || runtime.GOOS == "darwin" || runtime.GOOS == "freebsd"
 
 const (
-	maxPipeBlobs = 64
+	maxPipeBlobs = 256
 	maxPipeBlob  = 1 << 20
 )
 
 // maxPipeBlobSize is maxPipeBlob, a variable for the benchmark.
 var maxPipeBlobSize = maxPipeBlob
 
-// hashEach runs one hash-object over every blob of contents, each read from an inherited
-// pipe or a temporary file, and returns its output.
-func (r *Repo) hashEach(ctx context.Context, contents [][]byte) ([]byte, error) {
+// hashEach runs one "git args..." (hash-object --stdin-paths) over every object of contents,
+// each read from an inherited pipe or a temporary file, and returns its output.
+func (r *Repo) hashEach(ctx context.Context, args []string, contents [][]byte) ([]byte, error) {
 	var pipes []*os.File // read ends, for the child
 	var writes []*os.File
 	var pending [][]byte // what each write end carries
@@ -323,18 +325,24 @@ func (r *Repo) hashEach(ctx context.Context, contents [][]byte) ([]byte, error) 
 			f.Close()
 		}
 	}()
-	// A writer started ahead (PrestartWrites) has its pipes already: the first small blobs
-	// go through them.
-	ahead := r.ahead.take(writeBlobsArgs)
+	// A writer started ahead (PrestartWrites) has its pipes already: the first small objects
+	// go through them. When more would then go through temporary files than it has pipes,
+	// a new process with a pipe for each starts instead.
+	ahead := r.ahead.take(args)
 	var spare []*os.File
 	if ahead != nil {
-		spare, ahead.pipes = ahead.pipes, nil
-		defer func() {
-			for _, f := range spare {
-				f.Close()
-			}
-		}()
+		if pipeBlobs && smallObjects(contents) > 2*len(ahead.pipes) {
+			ahead.abandon()
+			ahead = nil
+		} else {
+			spare, ahead.pipes = ahead.pipes, nil
+		}
 	}
+	defer func() {
+		for _, f := range spare {
+			f.Close()
+		}
+	}()
 	var dir string
 	var in bytes.Buffer
 	for i, c := range contents {
@@ -392,10 +400,21 @@ func (r *Repo) hashEach(ctx context.Context, contents [][]byte) ([]byte, error) 
 		spare = nil
 		out, err = ahead.finish(ctx, in.Bytes())
 	} else {
-		out, err = r.git(ctx, call{stdin: &in, writesOnly: true, files: pipes, started: started}, writeBlobsArgs...)
+		out, err = r.git(ctx, call{stdin: &in, writesOnly: true, files: pipes, started: started}, args...)
 	}
 	wg.Wait()
 	return out, err
+}
+
+// smallObjects counts the objects of contents small enough for a pipe.
+func smallObjects(contents [][]byte) int {
+	n := 0
+	for _, c := range contents {
+		if len(c) <= maxPipeBlobSize {
+			n++
+		}
+	}
+	return n
 }
 
 // writeBlobsArgs write blobs as they are (no filters), named on stdin.
@@ -404,25 +423,45 @@ var writeBlobsArgs = []string{"hash-object", "-w", "--no-filters", "--stdin-path
 // blobPipes is how many pipes a blob writer started ahead gets: a checkpoint's small blobs.
 const blobPipes = 8
 
+// writeTreesArgs write trees serialized in Go (git checks their format, not that the objects
+// they name exist). git mktree would look every entry up to check its type: about 30 us per
+// entry when the objects are loose, most of a Stop's time in a repository fresh from "git
+// add".
+var writeTreesArgs = []string{"hash-object", "-t", "tree", "-w", "--stdin-paths"}
+
+// treePipes is how many pipes a tree writer started ahead gets: the trees of a Stop that
+// changed a few files in a few directories, or of a checkpoint.
+const treePipes = 12
+
 // writeBlobs is HashBlobs without the deferred blobs.
 func (r *Repo) writeBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
+	oids, err := r.writeObjects(ctx, writeBlobsArgs, contents)
+	if err != nil {
+		return nil, fmt.Errorf("hash blobs: %w", err)
+	}
+	return oids, nil
+}
+
+// writeObjects writes contents as objects with hash-object's args (a "--stdin-paths" command
+// line) and returns git's ids in order: one object alone, with no writer started ahead for
+// args, goes through "--stdin" instead.
+func (r *Repo) writeObjects(ctx context.Context, args []string, contents [][]byte) ([]OID, error) {
 	if len(contents) == 0 {
 		return []OID{}, nil
 	}
-	if len(contents) == 1 && !r.ahead.has(writeBlobsArgs) {
-		out, err := r.git(ctx, call{stdin: bytes.NewReader(contents[0]), writesOnly: true}, "hash-object", "-w", "--no-filters", "--stdin")
-		if err != nil {
-			return nil, fmt.Errorf("hash blobs: %w", err)
-		}
-		oids := make([]OID, 1)
-		return oids, r.fillOIDs(oids, []int{0}, out)
+	var out []byte
+	var err error
+	if len(contents) == 1 && !r.ahead.has(args) {
+		single := append(slices.Clone(args[:len(args)-1]), "--stdin")
+		out, err = r.git(ctx, call{stdin: bytes.NewReader(contents[0]), writesOnly: true}, single...)
+	} else {
+		// Several objects: one hash-object that reads each from a pipe or a file. (fast-import
+		// would also take them in one process, but it delta-compresses into a pack that git
+		// then unpacks: much slower for large transcripts.)
+		out, err = r.hashEach(ctx, args, contents)
 	}
-	// Several blobs: one hash-object that reads each from a file. (fast-import would also
-	// take them in one process, but it delta-compresses into a pack that git then unpacks:
-	// much slower for large transcripts.)
-	out, err := r.hashEach(ctx, contents)
 	if err != nil {
-		return nil, fmt.Errorf("hash blobs: %w", err)
+		return nil, err
 	}
 	oids := make([]OID, len(contents))
 	at := make([]int, len(contents))
@@ -430,7 +469,7 @@ func (r *Repo) writeBlobs(ctx context.Context, contents [][]byte) ([]OID, error)
 		at[i] = i
 	}
 	if err := r.fillOIDs(oids, at, out); err != nil {
-		return nil, fmt.Errorf("hash blobs: %w", err)
+		return nil, err
 	}
 	return oids, nil
 }

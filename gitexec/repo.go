@@ -26,9 +26,8 @@ type Repo struct {
 	hexLen     int      // 40 (sha1) or 64 (sha256)
 	cat        batchProc
 	objects    objectCache // trees and commits read, by names that cannot change
-	mktree     batchProc
-	ahead      prestarted // processes started before their input is known (PrestartWrites)
-	headAtOpen OID        // HEAD when opened; "" on an unborn branch
+	ahead      prestarted  // processes started before their input is known (PrestartWrites)
+	headAtOpen OID         // HEAD when opened; "" on an unborn branch
 	// filesRefs: opened from its files (openFromFiles), so refs are loose files and
 	// packed-refs in GitDir, and ResolveRef reads them without a process.
 	filesRefs bool
@@ -77,7 +76,6 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		CommonDir: cleanPath(lines[2]),
 		env:       env,
 		cat:       batchProc{args: []string{"cat-file", "--batch"}},
-		mktree:    batchProc{args: []string{"mktree", "-z", "--batch", "--missing"}},
 	}
 	switch lines[3] {
 	case "sha1":
@@ -138,8 +136,7 @@ func openFromFiles(dir string, env []string) (*Repo, bool) {
 	}
 	r := &Repo{
 		TopLevel: root, GitDir: gitDir, CommonDir: gitDir, env: env, hexLen: 40, filesRefs: true,
-		cat:    batchProc{args: []string{"cat-file", "--batch"}},
-		mktree: batchProc{args: []string{"mktree", "-z", "--batch", "--missing"}},
+		cat: batchProc{args: []string{"cat-file", "--batch"}},
 	}
 	if head != "" {
 		if r.headAtOpen, err = r.parseOIDLen(head); err != nil {
@@ -216,7 +213,7 @@ func (r *Repo) PrestartReads() {
 // afterwards.
 func (r *Repo) Close() error {
 	r.ahead.close()
-	return errors.Join(r.flushDeferred(context.Background()), r.cat.close(), r.mktree.close())
+	return errors.Join(r.flushDeferred(context.Background()), r.cat.close())
 }
 
 // WorktreeID returns "" for the main work tree and, for a linked one, its
