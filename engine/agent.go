@@ -190,6 +190,10 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		return err
 	}
 	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(scan.ModifiedFiles)), statusPaths(st)
+	if len(scan.ModifiedFiles) > 0 {
+		en.startWorktreeChanges(ctx, wt.Head, in.Dirty)
+		defer en.settleAhead()
+	}
 	if in.Strategy = en.autoStrategy(); in.Strategy != "" {
 		if in.CheckpointID, err = checkpoint.NewCheckpointID(); err != nil {
 			return err

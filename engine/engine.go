@@ -38,6 +38,7 @@ type Engine struct {
 
 	status []gitexec.StatusEntry // memoized for the hook's lifetime
 	turn   *turnFacts
+	ahead  *worktreeAhead // WorktreeChanges started before the checkpoint was decided
 	// deleted are shadow branches a condensation deleted in its own ref transaction (see
 	// rideAlong), by name, with the tip deleted; DeleteShadow records them without git.
 	deleted map[string]gitexec.OID

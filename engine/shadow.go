@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
@@ -41,6 +43,54 @@ func FileMode(top, rel string) (string, bool) {
 // WorktreeChanges turns paths into tree changes from the worktree: present files are hashed
 // (one git process for all), missing ones are deleted.
 func (en *Engine) WorktreeChanges(ctx context.Context, paths []string) ([]gitexec.TreeChange, error) {
+	if a := en.ahead; a != nil && slices.Equal(a.paths, paths) {
+		en.ahead = nil
+		<-a.done
+		return a.changes, a.err
+	}
+	return en.worktreeChanges(ctx, paths)
+}
+
+// worktreeAhead is a WorktreeChanges under way in the background.
+type worktreeAhead struct {
+	paths   []string
+	done    chan struct{}
+	changes []gitexec.TreeChange
+	err     error
+}
+
+// startWorktreeChanges starts WorktreeChanges of paths in the background, and reads the trees
+// of head along them into the repository's cache, for a Stop whose checkpoint is likely
+// (the agent edited files): the files are hashed and the trees read while the turn is
+// journaled and its effects decided. The blobs written are named by nothing until a
+// checkpoint names them; a checkpoint of the same paths takes the result, and settleAhead
+// waits for one nothing took.
+func (en *Engine) startWorktreeChanges(ctx context.Context, head string, paths []string) {
+	en.settleAhead()
+	a := &worktreeAhead{paths: paths, done: make(chan struct{})}
+	en.ahead = a
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = en.Repo.PathEntries(ctx, head, paths) // only warms the cache: errors show again where it is read
+	}()
+	go func() {
+		a.changes, a.err = en.worktreeChanges(ctx, paths)
+		wg.Wait()
+		close(a.done)
+	}()
+}
+
+// settleAhead waits for a WorktreeChanges started ahead that nothing took.
+func (en *Engine) settleAhead() {
+	if a := en.ahead; a != nil {
+		en.ahead = nil
+		<-a.done
+	}
+}
+
+func (en *Engine) worktreeChanges(ctx context.Context, paths []string) ([]gitexec.TreeChange, error) {
 	var changes []gitexec.TreeChange
 	var present []string
 	var modes []string

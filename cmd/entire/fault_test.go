@@ -205,8 +205,18 @@ armed=` + stressQuote(filepath.Join(w.root, "fault-armed")) + `
 count=` + stressQuote(filepath.Join(w.root, "fault-count")) + `
 if [ -f "$armed" ]; then
 	case " ` + faultPlumbing + ` " in *" $sub "*)
+		# Hooks start git commands concurrently: the count is taken under a lock (mkdir is
+		# atomic), or two commands could read the same count and both fail. A lock left by a
+		# wrapper killed while holding it (a writer started ahead and never used) is broken.
+		spins=0
+		until mkdir "$count.lock" 2>/dev/null; do
+			spins=$((spins + 1))
+			if [ "$spins" -gt 200 ]; then rmdir "$count.lock" 2>/dev/null; spins=0; fi
+			sleep 0.005
+		done
 		n=$(( $(cat "$count" 2>/dev/null || echo 0) + 1 ))
 		echo "$n" > "$count"
+		rmdir "$count.lock"
 		if [ "$n" = "$(cat "$armed")" ]; then echo "fatal: injected failure of git $sub" >&2; exit 128; fi
 	;; esac
 fi
