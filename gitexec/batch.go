@@ -85,6 +85,13 @@ func (b *batchProc) prestart(r *Repo) {
 	}()
 }
 
+// isClosed reports whether close was called.
+func (b *batchProc) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
 // close ends the process for good; later requests fail with ErrClosed.
 func (b *batchProc) close() error {
 	b.mu.Lock()

@@ -80,12 +80,22 @@ func (r *Repo) readObjectsOnce(ctx context.Context, revs []string) ([]object, []
 	}
 	objs := make([]object, len(revs))
 	found := make([]bool, len(revs))
-	ask := make([]string, 0, len(revs)) // what the cache does not hold
+	ask := make([]string, 0, len(revs)) // what the cache and the loose files do not hold
 	at := make([]int, 0, len(revs))
+	loose := !r.cat.isClosed()
 	for i, rev := range revs {
 		if obj, ok := r.objects.get(rev); ok {
 			objs[i], found[i] = obj, true
 			continue
+		}
+		if loose {
+			if obj, ok, sure := r.readLooseRev(rev); sure {
+				objs[i], found[i] = obj, ok
+				if ok {
+					r.objects.put(r.hexLen, rev, obj)
+				}
+				continue
+			}
 		}
 		ask, at = append(ask, rev), append(at, i)
 	}

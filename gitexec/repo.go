@@ -26,6 +26,7 @@ type Repo struct {
 	hexLen     int      // 40 (sha1) or 64 (sha256)
 	cat        batchProc
 	objects    objectCache // trees and commits read, by names that cannot change
+	loose      looseState  // whether loose objects are read from their files (loose.go)
 	ahead      prestarted  // processes started before their input is known (PrestartWrites)
 	headAtOpen OID         // HEAD when opened; "" on an unborn branch
 	// filesRefs: opened from its files (openFromFiles), so refs are loose files and

@@ -60,9 +60,9 @@ func (c *hooksCmd) Run(e *env) error {
 	level := ""
 	if repoErr == nil {
 		defer repo.Close()
-		if c.Agent == "git" && c.Verb == "post-commit" {
-			repo.PrestartReads() // it condenses: it reads trees and blobs
-		}
+		// post-commit starts no object reader ahead: what it reads, the new commit, the trees
+		// it changed and the record's last checkpoint, git wrote as loose files that it reads
+		// itself (gitexec's loose.go); cat-file starts at the first object they do not hold.
 		h.repo, root = repo, repo.TopLevel
 		var err error
 		if h.settings, err = setup.LoadSettings(root); err != nil {
