@@ -3,8 +3,6 @@ package gitexec
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"strings"
 	"testing"
 )
 
@@ -13,16 +11,7 @@ import (
 // their modes as they were written.
 func TestBuildTreeOverOddModes(t *testing.T) {
 	dir := t.TempDir()
-	run := func(stdin string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	run := gitRunner(t, dir)
 	run("", "init", "-q")
 	blob := run("x\n", "hash-object", "-w", "--stdin")
 	raw := func(mode, name string) string {
