@@ -297,9 +297,10 @@ func checkDeferred(oids, want []OID) error {
 }
 
 // Where the system names a process's open files /dev/fd/N, hash-object reads a small object
-// (a blob, or a tree: see writeTrees) from a pipe the child inherits: no temporary file is created, written and removed for it,
-// which costs about as much as the object itself on a slow file system (BenchmarkWriteBlobs:
-// a checkpoint's 8 small blobs take about two thirds of the time). A large one (over
+// (a blob, or a tree: see writeTrees) from a pipe the child inherits: no temporary file is
+// created, written and removed for it, which costs about as much as the object itself on a
+// slow file system (BenchmarkWriteBlobs: a checkpoint's 8 small blobs take about two thirds
+// of the time). A large one (over
 // maxPipeBlob) goes through a temporary file, which git maps instead of reading it through a
 // pipe into a growing buffer (a 20 MB chunk: 10-15% faster than through a pipe), and so do
 // objects past maxPipeBlobs (two descriptors each: a Stop that changed 100 files at 10k files
@@ -430,8 +431,9 @@ const blobPipes = 8
 var writeTreesArgs = []string{"hash-object", "-t", "tree", "-w", "--stdin-paths"}
 
 // treePipes is how many pipes a tree writer started ahead gets: the trees of a Stop that
-// changed a few files in a few directories, or of a checkpoint.
-const treePipes = 12
+// changed a few files in a few directories, or of a checkpoint. Each pipe slows the process's
+// start: with 24, a hook's other process starts stalled by up to 10 ms.
+const treePipes = 8
 
 // writeBlobs is HashBlobs without the deferred blobs.
 func (r *Repo) writeBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {

@@ -38,16 +38,11 @@ func (r *Repo) looseAllowed() bool {
 	return r.loose.ok
 }
 
-// noReplaceRefs reports whether the repository in commonDir certainly has no replacement refs
-// in effect: replacing is off (GIT_NO_REPLACE_OBJECTS), or the files backend holds none under
-// refs/replace/, loose or packed.
+// noReplaceRefs reports whether the repository in commonDir certainly has no replacement refs:
+// the files backend holds none under refs/replace/, loose or packed. (GIT_NO_REPLACE_OBJECTS
+// and GIT_REPLACE_REF_BASE never reach cat-file, like every variable git keeps to one
+// repository, so they do not count here either.)
 func noReplaceRefs(commonDir string) bool {
-	if _, off := os.LookupEnv("GIT_NO_REPLACE_OBJECTS"); off {
-		return true
-	}
-	if _, moved := os.LookupEnv("GIT_REPLACE_REF_BASE"); moved {
-		return false
-	}
 	if _, err := os.Stat(filepath.Join(commonDir, "reftable")); !errors.Is(err, os.ErrNotExist) {
 		return false // refs this code does not read from files
 	}
