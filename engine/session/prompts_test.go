@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/journal"
 )
 
 // A long prompt list stays out of the snapshot, which every hook reads and writes: the
@@ -54,9 +55,20 @@ func TestStoreLongPromptsStayInJournal(t *testing.T) {
 	if got := sess.State.Recorder; !cmp.Equal(got.Prompts, []string{p3}) || got.PromptsOmitted != 2 {
 		t.Fatalf("after a new prompt: %d held, %d omitted; want the new one and 2", len(got.Prompts), got.PromptsOmitted)
 	}
-	all, ok := sess.AllPrompts()
-	if !ok || !cmp.Equal(all, []string{p1, p2, p3}) {
-		t.Fatalf("AllPrompts = %d prompts, %v; want the three", len(all), ok)
+	replays := 0
+	defer func(f func(*journal.Journal, State, int64, uint64) (State, error)) { replayJournal = f }(replayJournal)
+	replayJournal = func(j *journal.Journal, s State, off int64, seq uint64) (State, error) {
+		replays++
+		return replayFrom(j, s, off, seq)
+	}
+	for range 2 { // the second call (a hook that condenses, then finalizes) replays nothing
+		all, ok := sess.AllPrompts()
+		if !ok || !cmp.Equal(all, []string{p1, p2, p3}) {
+			t.Fatalf("AllPrompts = %d prompts, %v; want the three", len(all), ok)
+		}
+	}
+	if replays != 1 {
+		t.Errorf("AllPrompts replayed the journal %d times for one state, want once", replays)
 	}
 	held := sess.State
 	sess.State.Recorder.Scanned.Offset++
