@@ -229,8 +229,17 @@ func lastingName(hexLen int, rev string) bool {
 	if len(rev) <= hexLen || (rev[hexLen] != ':' && !strings.HasPrefix(rev[hexLen:], "^{")) {
 		return false
 	}
-	for _, c := range rev[:hexLen] {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+	return isLowerHexID(rev[:hexLen], hexLen)
+}
+
+// isLowerHexID reports whether s is an object id of hexLen lowercase hex digits, as git
+// prints ids and names loose object files.
+func isLowerHexID(s string, hexLen int) bool {
+	if len(s) != hexLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}

@@ -134,17 +134,7 @@ func (r *Repo) looseTreeOf(obj object) (object, bool) {
 }
 
 // isFullID reports whether s is a full lowercase hex object id of this repository.
-func (r *Repo) isFullID(s string) bool {
-	if len(s) != r.hexLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
+func (r *Repo) isFullID(s string) bool { return isLowerHexID(s, r.hexLen) }
 
 // readLoose reads object id from its loose file: "<type> <size>\0<content>", deflated.
 func (r *Repo) readLoose(id string) (object, bool) {
