@@ -21,6 +21,17 @@ func (r *Repo) Head(ctx context.Context) (OID, bool, error) {
 	return r.revParseVerify(ctx, "HEAD")
 }
 
+// currentHead is Head read from the files when the repository keeps its refs there
+// (opened from its files), and from git otherwise.
+func (r *Repo) currentHead(ctx context.Context) (OID, bool, error) {
+	if r.filesRefs {
+		if head, ok := headFromFiles(r.GitDir); ok {
+			return OID(head), head != "", nil
+		}
+	}
+	return r.Head(ctx)
+}
+
 // revParseVerify runs "git rev-parse -q --verify name", whose exit code 1
 // means the name does not resolve.
 func (r *Repo) revParseVerify(ctx context.Context, name string) (OID, bool, error) {

@@ -332,15 +332,21 @@ func canonMode(mode string) string {
 // ("git diff-index --cached HEAD", or against the empty tree on an unborn
 // branch). When HookIndex is set it reads that index, so a hook running
 // inside "git commit -a" or "git commit <paths>" sees the commit's contents.
+//
+// When the index records its tree (see index.go), the answer is a diff of that tree against
+// HEAD's, without a process when both are loose; any error there leaves it to diff-index.
 func (r *Repo) StagedChanges(ctx context.Context) ([]DiffEntry, error) {
-	base := "HEAD"
-	if _, ok := r.HeadAtOpen(); !ok {
-		// Unborn when opened (or HEAD could not be read then): ask, and diff against the
-		// empty tree when there is still no HEAD.
-		if _, ok, err := r.Head(ctx); err != nil {
-			return nil, fmt.Errorf("read staged changes: %w", err)
-		} else if !ok {
-			base = string(r.emptyTree())
+	head, ok, err := r.currentHead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read staged changes: %w", err)
+	}
+	base := string(r.emptyTree())
+	if ok {
+		base = string(head)
+		if tree, ok := indexTree(r.stagedIndexPath(), r.hexLen); ok {
+			if out, err := r.DiffTree(ctx, base, string(tree)); err == nil {
+				return out, nil
+			}
 		}
 	}
 	c := call{}

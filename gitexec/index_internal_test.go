@@ -1,0 +1,207 @@
+package gitexec
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// indexRepo is a repository whose prepare-commit-msg hook keeps a copy of the index it was
+// given, as <name>.idx in the returned directory, and HEAD at that moment as <name>.head; the
+// commit's message names the copy.
+func indexRepo(t *testing.T) (dir, saved string, run func(stdin string, args ...string) string) {
+	t.Helper()
+	dir, saved = t.TempDir(), t.TempDir()
+	run = gitRunner(t, dir)
+	run("", "init", "-q", "-b", "main")
+	run("", "config", "user.name", "t")
+	run("", "config", "user.email", "t@example.com")
+	hook := `#!/bin/sh
+name=$(head -n1 "$1")
+cp "${GIT_INDEX_FILE:-.git/index}" "` + saved + `/$name.idx"
+git rev-parse --verify -q HEAD > "` + saved + `/$name.head" || true
+`
+	if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", "prepare-commit-msg"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, saved, run
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The staged changes read from the index's tree are the ones diff-index gives, for the
+// indexes git hands prepare-commit-msg in each way of committing; the plain commit, -a and
+// indexes of versions 3 and 4 must give the tree (the fast path must be exercised).
+func TestIndexTreeMatchesDiffIndex(t *testing.T) {
+	dir, saved, run := indexRepo(t)
+	writeFiles(t, dir, map[string]string{"a/one": "1\n", "a/b/two": "2\n", "c": "3\n", "gone": "x\n", "swap": "file\n"})
+	run("", "add", "-A")
+	run("", "commit", "-q", "-m", "first")
+
+	cases := []struct {
+		name     string
+		mustTree bool
+		prepare  func()
+		commit   []string
+	}{
+		{"plain", true, func() {
+			writeFiles(t, dir, map[string]string{"a/b/two": "2b\n", "new/deep/f": "n\n"})
+			run("", "add", "a/b/two", "new")
+			run("", "rm", "-q", "gone")
+		}, nil},
+		{"all", true, func() {
+			writeFiles(t, dir, map[string]string{"a/one": "1b\n", "c": "3b\n"})
+		}, []string{"-a"}},
+		{"typechange", true, func() {
+			run("", "rm", "-q", "swap")
+			writeFiles(t, dir, map[string]string{"swap/inner": "dir now\n"})
+			if err := os.Symlink("a/one", filepath.Join(dir, "link")); err != nil {
+				t.Fatal(err)
+			}
+			run("", "add", "swap", "link")
+		}, nil},
+		{"only", false, func() {
+			writeFiles(t, dir, map[string]string{"a/one": "1c\n", "c": "3c\n"})
+			run("", "add", "c")
+		}, []string{"--", "a/one"}},
+		{"intent", false, func() { // an intent-to-add entry leaves the root invalid
+			writeFiles(t, dir, map[string]string{"later": "l\n", "c": "3d\n"})
+			run("", "add", "-N", "later")
+			run("", "add", "c")
+		}, nil},
+		{"v4", true, func() {
+			run("", "rm", "-q", "--cached", "later")
+			run("", "update-index", "--index-version", "4")
+			writeFiles(t, dir, map[string]string{"a/b/two": "2e\n", "a/b/three": "3\n"})
+			run("", "add", "a")
+		}, nil},
+		{"long", true, func() {
+			blob := run("x\n", "hash-object", "-w", "--stdin")
+			long := strings.Repeat("d/", 2100) + "f" // over the 0xfff the length field holds
+			run("", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+long)
+		}, nil},
+	}
+	for _, c := range cases {
+		c.prepare()
+		run("", append([]string{"commit", "-q", "-m", c.name}, c.commit...)...)
+		idx := filepath.Join(saved, c.name+".idx")
+		headData, err := os.ReadFile(filepath.Join(saved, c.name+".head"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := strings.TrimSpace(string(headData))
+		tree, ok := indexTree(idx, 40)
+		if c.mustTree && !ok {
+			t.Errorf("%s: no valid cache-tree root in the hook's index", c.name)
+		}
+		if !ok {
+			continue
+		}
+		r, err := Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.DiffTree(context.Background(), head, string(tree))
+		r.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		cmd := exec.Command("git", "-C", dir, "diff-index", "--cached", "-r", "-z", "--raw", "--no-renames", head)
+		cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+idx)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := r.parseRawDiff(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: from the index's tree %v, diff-index %v", c.name, got, want)
+		}
+		if committed := run("", "rev-parse", "HEAD^{tree}"); c.commit == nil && string(tree) != committed {
+			t.Errorf("%s: index tree %s, committed tree %s", c.name, tree, committed)
+		}
+	}
+}
+
+// With a valid cache-tree and loose objects, StagedChanges starts no process: here git cannot
+// start at all once the repository is open.
+func TestStagedChangesWithoutProcess(t *testing.T) {
+	dir, _, run := indexRepo(t)
+	writeFiles(t, dir, map[string]string{"a/one": "1\n", "b": "2\n"})
+	run("", "add", "-A")
+	run("", "commit", "-q", "-m", "first")
+	writeFiles(t, dir, map[string]string{"a/one": "changed\n", "a/new": "n\n"})
+	run("", "add", "-A")
+	run("", "write-tree") // records the tree in the index, as git commit does
+	want := []string{"A a/new", "M a/one"}
+	summary := func(es []DiffEntry) (out []string) {
+		for _, e := range es {
+			out = append(out, string(e.Status)+" "+e.Path)
+		}
+		return out
+	}
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	t.Setenv("PATH", t.TempDir())
+	got, err := r.StagedChanges(context.Background())
+	if err != nil || !slices.Equal(summary(got), want) {
+		t.Errorf("StagedChanges without git = %v, %v; want %v", summary(got), err, want)
+	}
+}
+
+// A damaged index is never trusted: every truncation and every single-byte change of a real
+// one either yields no tree or the tree it records, and never panics.
+func TestParseIndexTreeDamaged(t *testing.T) {
+	dir, _, run := indexRepo(t)
+	writeFiles(t, dir, map[string]string{"a/one": "1\n", "b": "2\n", "c/d/e": "3\n"})
+	run("", "add", "-A")
+	tree := run("", "write-tree")
+	data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := parseIndexTree(data, 20); !ok || string(got) != tree {
+		t.Fatalf("parseIndexTree = %s, %v; want %s", got, ok, tree)
+	}
+	for n := range len(data) - 20 {
+		cut := slices.Clone(data[:n])
+		cut = append(cut, make([]byte, 20)...) // a checksum's room, so the cut shows
+		if got, ok := parseIndexTree(cut, 20); ok && string(got) != tree {
+			t.Errorf("truncated at %d: tree %s", n, got)
+		}
+	}
+	for i := range data {
+		for _, b := range []byte{0x00, 0xff, ' ', '\n', '-'} {
+			mod := slices.Clone(data)
+			mod[i] = b
+			parseIndexTree(mod, 20) // must not panic
+		}
+	}
+	run("", "update-index", "--add", "--cacheinfo", "100644,"+run("b2\n", "hash-object", "-w", "--stdin")+",b2")
+	if data, err = os.ReadFile(filepath.Join(dir, ".git", "index")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := parseIndexTree(data, 20); ok {
+		t.Error("an index whose root changed after write-tree gave a tree")
+	}
+}
