@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"strconv"
 )
@@ -20,11 +19,12 @@ import (
 // indexTree returns the root tree recorded in the index at path, when its cache-tree
 // extension holds a valid root entry.
 func indexTree(path string, hexLen int) (OID, bool) {
-	data, err := os.ReadFile(path)
+	data, release, err := mapFile(path)
 	if err != nil {
 		return "", false
 	}
-	return parseIndexTree(data, hexLen/2)
+	defer release()
+	return parseIndexTree(data, hexLen/2) // the id is copied out as hex
 }
 
 // parseIndexTree finds the cache-tree root of an index file (gitformat-index(5)) whose ids
