@@ -166,6 +166,7 @@ func TestStorageGrowth(t *testing.T) {
 	var cache []events.ChunkRef
 	wholeBytes, naive := 0, 0
 	seen := map[gitexec.OID]bool{}
+	names := map[gitexec.OID]string{} // what git's packing would know each blob by
 	chunkBytes := 0
 	for commit := 0; commit < 20; commit++ {
 		data = append(data, transcriptLines(commit*100, 100, 1500)...) // ~150 KB a commit, 3 MB at the end
@@ -176,6 +177,7 @@ func TestStorageGrowth(t *testing.T) {
 		}
 		if !seen[oids[0]] {
 			seen[oids[0]] = true
+			names[oids[0]] = "full.jsonl"
 			wholeBytes += len(data)
 		}
 		st, err := chunked.storeTranscript(ctx, memSource(data), cache)
@@ -185,6 +187,7 @@ func TestStorageGrowth(t *testing.T) {
 		for _, f := range st.files {
 			if !seen[f.OID] {
 				seen[f.OID] = true
+				names[f.OID] = f.Path
 				b, _, _ := chunked.Repo.ReadBlob(ctx, string(f.OID))
 				chunkBytes += len(b)
 			}
@@ -193,9 +196,15 @@ func TestStorageGrowth(t *testing.T) {
 	}
 	loose := func(en *Engine) int64 { return gitDirSize(t, en.Repo.GitDir+"/objects") }
 	packed := func(en *Engine) int {
-		list, err := en.Repo.Run(ctx, nil, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+		all, err := en.Repo.Run(ctx, nil, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Named as a push names them (rev-list --objects), so that git's delta search pairs
+		// the versions of one file, as it does for the record's branch.
+		var list []byte
+		for _, id := range strings.Fields(string(all)) {
+			list = fmt.Appendf(list, "%s %s\n", id, names[gitexec.OID(id)])
 		}
 		pack, err := en.Repo.Run(ctx, list, "pack-objects", "-q", "--stdout")
 		if err != nil {
