@@ -31,7 +31,7 @@ git rev-parse --verify -q HEAD > "` + saved + `/$name.head" || true
 	return dir, saved, run
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
+func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, name)
@@ -204,4 +204,38 @@ func TestParseIndexTreeDamaged(t *testing.T) {
 	if _, ok := parseIndexTree(data, 20); ok {
 		t.Error("an index whose root changed after write-tree gave a tree")
 	}
+}
+
+// FuzzParseIndexTree feeds index files, real ones (versions 2, 3 and 4, with a valid root and
+// with an intent-to-add entry) and their mutations, to the parser: it must never panic, and a
+// tree it returns is a full id.
+func FuzzParseIndexTree(f *testing.F) {
+	for _, version := range []string{"2", "3", "4"} {
+		for _, intent := range []bool{false, true} {
+			dir := f.TempDir()
+			git := func(args ...string) {
+				if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+					f.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			git("init", "-q")
+			git("update-index", "--index-version", version)
+			writeFiles(f, dir, map[string]string{"a/one": "1\n", "b": "2\n", "c/d/e": "3\n", "later": "l\n"})
+			git("add", "a", "b", "c")
+			if intent {
+				git("add", "-N", "later")
+			}
+			git("write-tree")
+			data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if id, ok := parseIndexTree(data, 20); ok && (len(id) != 40 || !isLowerHexID(string(id), 40)) {
+			t.Errorf("parseIndexTree gave %q", id)
+		}
+	})
 }
