@@ -141,31 +141,39 @@ func TestIndexTreeMatchesDiffIndex(t *testing.T) {
 }
 
 // With a valid cache-tree and loose objects, StagedChanges starts no process: here git cannot
-// start at all once the repository is open.
+// start at all once the repository is open. In a linked work tree too: its HEAD is read from
+// its own git directory, its branch from the common one.
 func TestStagedChangesWithoutProcess(t *testing.T) {
 	dir, _, run := indexRepo(t)
 	writeFiles(t, dir, map[string]string{"a/one": "1\n", "b": "2\n"})
 	run("", "add", "-A")
 	run("", "commit", "-q", "-m", "first")
-	writeFiles(t, dir, map[string]string{"a/one": "changed\n", "a/new": "n\n"})
-	run("", "add", "-A")
-	run("", "write-tree") // records the tree in the index, as git commit does
-	want := []string{"A a/new", "M a/one"}
+	linked := filepath.Join(t.TempDir(), "linked")
+	run("", "worktree", "add", "-q", "-b", "side", linked)
+	gitRunner(t, linked)("", "commit", "-q", "--allow-empty", "-m", "side moves on")
 	summary := func(es []DiffEntry) (out []string) {
 		for _, e := range es {
 			out = append(out, string(e.Status)+" "+e.Path)
 		}
 		return out
 	}
-	r, err := Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	t.Setenv("PATH", t.TempDir())
-	got, err := r.StagedChanges(context.Background())
-	if err != nil || !slices.Equal(summary(got), want) {
-		t.Errorf("StagedChanges without git = %v, %v; want %v", summary(got), err, want)
+	for _, wt := range []string{dir, linked} {
+		writeFiles(t, wt, map[string]string{"a/one": "changed\n", "a/new": "n\n"})
+		stage := gitRunner(t, wt)
+		stage("", "add", "-A")
+		stage("", "write-tree") // records the tree in the index, as git commit does
+		r, err := Open(context.Background(), wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := os.Getenv("PATH")
+		t.Setenv("PATH", t.TempDir())
+		got, err := r.StagedChanges(context.Background())
+		t.Setenv("PATH", path)
+		r.Close()
+		if want := []string{"A a/new", "M a/one"}; err != nil || !slices.Equal(summary(got), want) {
+			t.Errorf("%s: StagedChanges without git = %v, %v; want %v", wt, summary(got), err, want)
+		}
 	}
 }
 

@@ -21,11 +21,12 @@ func (r *Repo) Head(ctx context.Context) (OID, bool, error) {
 	return r.revParseVerify(ctx, "HEAD")
 }
 
-// currentHead is Head read from the files when the repository keeps its refs there
-// (opened from its files), and from git otherwise.
+// currentHead is Head read from the files when the repository keeps its refs there (a
+// linked work tree's HEAD in its own git directory, branches in the common one), and from git
+// otherwise.
 func (r *Repo) currentHead(ctx context.Context) (OID, bool, error) {
-	if r.filesRefs {
-		if head, ok := headFromFiles(r.GitDir); ok {
+	if r.hexLen == 40 {
+		if head, ok := headFromFiles(r.GitDir, r.CommonDir); ok {
 			return OID(head), head != "", nil
 		}
 	}

@@ -131,7 +131,7 @@ func openFromFiles(dir string, env []string) (*Repo, bool) {
 	if _, err := os.Stat(filepath.Join(gitDir, "commondir")); err == nil {
 		return nil, false
 	}
-	head, ok := headFromFiles(gitDir)
+	head, ok := headFromFiles(gitDir, gitDir)
 	if !ok {
 		return nil, false
 	}
@@ -152,9 +152,11 @@ func openFromFiles(dir string, env []string) (*Repo, bool) {
 	return r, true
 }
 
-// headFromFiles resolves HEAD from a git directory's files: a detached ID, a loose ref or a
-// packed ref; "" with ok=true for an unborn branch (a ref that exists nowhere).
-func headFromFiles(gitDir string) (string, bool) {
+// headFromFiles resolves HEAD from the files of a work tree's git directory and of its common
+// directory (the same for the main work tree): a detached ID, or a branch's loose or packed
+// ref; "" with ok=true for an unborn branch (a ref that exists nowhere). ok=false when the
+// refs are not kept in those files (a reftable), or HEAD points elsewhere than a branch.
+func headFromFiles(gitDir, commonDir string) (string, bool) {
 	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return "", false
@@ -164,7 +166,13 @@ func headFromFiles(gitDir string) (string, bool) {
 	if !isRef {
 		return head, len(head) == 40
 	}
-	oid, _, ok := refFromFiles(gitDir, ref)
+	if !strings.HasPrefix(ref, "refs/heads/") {
+		return "", false
+	}
+	if _, err := os.Lstat(filepath.Join(commonDir, "reftable")); !errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	oid, _, ok := refFromFiles(commonDir, ref)
 	return oid, ok
 }
 
