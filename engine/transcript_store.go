@@ -168,6 +168,8 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 		ref := events.ChunkRef{End: int64(ends[i])}
 		if !last {
 			ref.Tail = t.tail(ref.End)
+		}
+		if i == len(ends)-2 { // the last closed chunk: the next store resumes the hash here
 			if ref.HashState, err = saveHash(h); err != nil {
 				return out, err
 			}
@@ -185,6 +187,14 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 	// The open last chunk is never reused: drop it from the cache.
 	if n := len(out.cache); n > 0 && t.end == out.cache[n-1].End {
 		out.cache = out.cache[:n-1]
+	}
+	// Only the last closed chunk's hash state is resumed from (the transcript only grows; a
+	// store that cannot resume there starts over). Kept for every chunk, the states made up
+	// most of a long session's state file and of each checkpoint's journal event.
+	for i := range out.cache {
+		if i != len(ends)-2 {
+			out.cache[i].HashState = nil
+		}
 	}
 	out.hash = []byte("sha256:" + hex.EncodeToString(h.Sum(nil)))
 	return out, nil

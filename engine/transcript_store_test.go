@@ -129,6 +129,27 @@ func TestStoreTranscriptRoundTripAndReuse(t *testing.T) {
 	if string(second.hash) != "sha256:"+hex.EncodeToString(sum[:]) {
 		t.Fatal("content hash after reuse is wrong")
 	}
+	// Only the last closed chunk keeps the hash state a later store resumes from.
+	for i, c := range second.cache {
+		if (len(c.HashState) > 0) != (i == len(second.cache)-1) {
+			t.Fatalf("chunk %d of %d: hash state kept = %v", i, len(second.cache), len(c.HashState) > 0)
+		}
+	}
+	// Cut back before the last closed chunk's end, the transcript cannot resume the hash where
+	// the earlier chunks end: it is stored from the start, exactly.
+	lastEnd := second.cache[len(second.cache)-1].End
+	cut := grown[:bytes.LastIndexByte(grown[:lastEnd-1], '\n')+1]
+	if int64(len(cut)) <= second.cache[len(second.cache)-2].End {
+		t.Fatal("test transcript too short to cut inside its last closed chunk")
+	}
+	again, err := en.storeTranscript(ctx, memSource(cut), second.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum = sha256.Sum256(redact.JSONL(cut))
+	if got := reassemble(t, en, again); !bytes.Equal(got, redact.JSONL(cut)) || string(again.hash) != "sha256:"+hex.EncodeToString(sum[:]) {
+		t.Fatal("a transcript cut inside its last closed chunk is not stored exactly")
+	}
 	// A cache for other content (different boundaries) is not reused.
 	third, err := en.storeTranscript(ctx, memSource(transcriptLines(100, 30, 500)), second.cache)
 	if err != nil {
