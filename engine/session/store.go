@@ -430,15 +430,24 @@ func (st Store) ListWhere(keep func(Brief) bool) ([]State, error) {
 	}
 	var out []State
 	for _, id := range ids {
+		var s State
+		decoded := false
 		if data, err := os.ReadFile(st.StatePath(id)); err == nil {
 			if b, ok := briefOf(data); ok {
 				if b.SessionID = id; !keep(b) {
 					continue
 				}
 			}
+			s, err = UnmarshalState(data) // the bytes just read, not a second read
+			decoded = err == nil
 		}
-		s, err := st.Peek(id)
-		if err != nil || !s.Exists() {
+		if !decoded {
+			var err error
+			if s, err = st.Peek(id); err != nil {
+				continue
+			}
+		}
+		if !s.Exists() {
 			continue
 		}
 		b := Brief{SessionID: id, WorktreePath: s.WorktreePath, Phase: string(s.Phase), BaseCommit: s.BaseCommit, HasWork: s.HasNewContent(),
