@@ -89,3 +89,55 @@ func BenchmarkBuildTree10of10000(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStagedChanges10of10000 reads what a commit of 10 changed files stages in a
+// repository of 10,000, as prepare-commit-msg does (opening the repository each time, as a
+// hook does): from the index's cache-tree against HEAD's tree, and, for the raw cost of git,
+// with "git diff-index --cached", which reads and hashes the whole index. Loose objects, then
+// packed.
+func BenchmarkStagedChanges10of10000(b *testing.B) {
+	dir := newRepo(b)
+	for d := range 100 {
+		for f := range 100 {
+			writeFile(b, dir, fmt.Sprintf("dir%02d/file%02d.txt", d, f), fmt.Sprintf("%d/%d\n", d, f))
+		}
+	}
+	git(b, dir, "add", "-A")
+	git(b, dir, "commit", "-q", "-m", "base")
+	for i := range 10 {
+		writeFile(b, dir, fmt.Sprintf("dir%02d/file%02d.txt", i*10, i), fmt.Sprintf("changed %d\n", i))
+	}
+	git(b, dir, "add", "-A")
+	git(b, dir, "write-tree") // what git commit does before prepare-commit-msg
+	ctx := context.Background()
+	for _, layout := range []string{"loose", "packed"} {
+		if layout == "packed" {
+			git(b, dir, "repack", "-adq")
+			git(b, dir, "prune-packed")
+			git(b, dir, "write-tree") // repack leaves the index; keep its tree current
+		}
+		b.Run(layout+"/index-tree", func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				r, err := gitexec.Open(ctx, dir) // a fresh cache of trees, as in a hook
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if got, err := r.StagedChanges(ctx); err != nil || len(got) != 10 {
+					b.Fatalf("StagedChanges = %d entries, %v", len(got), err)
+				}
+				b.StopTimer()
+				r.Close()
+				b.StartTimer()
+			}
+		})
+		b.Run(layout+"/diff-index", func(b *testing.B) {
+			for b.Loop() {
+				if out := git(b, dir, "diff-index", "--cached", "-r", "-z", "--raw", "--no-renames", "HEAD"); strings.Count(out, "\x00") != 20 {
+					b.Fatalf("diff-index gave %q", out)
+				}
+			}
+		})
+	}
+}
