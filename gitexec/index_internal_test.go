@@ -247,3 +247,18 @@ func FuzzParseIndexTree(f *testing.F) {
 		}
 	})
 }
+
+// In a SHA-256 repository the index's ids are 32 bytes long: the entries and the extension are
+// read with that length.
+func TestIndexTreeSHA256(t *testing.T) {
+	dir := t.TempDir()
+	run := gitRunner(t, dir)
+	run("", "init", "-q", "--object-format=sha256")
+	writeFiles(t, dir, map[string]string{"a/one": "1\n", "b": "2\n"})
+	run("", "add", "-A")
+	tree := run("", "write-tree")
+	got, ok := indexTree(filepath.Join(dir, ".git", "index"), 64)
+	if !ok || string(got) != tree {
+		t.Errorf("indexTree = %s, %v; want %s", got, ok, tree)
+	}
+}
