@@ -18,13 +18,7 @@ import (
 // temporary index (read-tree of the whole base, update-index, write-tree),
 // first with every object loose, then packed.
 func BenchmarkBuildTree10of10000(b *testing.B) {
-	dir := newRepo(b)
-	for d := range 100 {
-		for f := range 100 {
-			writeFile(b, dir, fmt.Sprintf("dir%02d/file%02d.txt", d, f), fmt.Sprintf("%d/%d\n", d, f))
-		}
-	}
-	git(b, dir, "add", "-A")
+	dir := repoOf10000(b)
 	base := gitexec.OID(git(b, dir, "write-tree"))
 	r := open(b, dir)
 	ctx := context.Background()
@@ -96,13 +90,7 @@ func BenchmarkBuildTree10of10000(b *testing.B) {
 // with "git diff-index --cached", which reads and hashes the whole index. Loose objects, then
 // packed.
 func BenchmarkStagedChanges10of10000(b *testing.B) {
-	dir := newRepo(b)
-	for d := range 100 {
-		for f := range 100 {
-			writeFile(b, dir, fmt.Sprintf("dir%02d/file%02d.txt", d, f), fmt.Sprintf("%d/%d\n", d, f))
-		}
-	}
-	git(b, dir, "add", "-A")
+	dir := repoOf10000(b)
 	git(b, dir, "commit", "-q", "-m", "base")
 	for i := range 10 {
 		writeFile(b, dir, fmt.Sprintf("dir%02d/file%02d.txt", i*10, i), fmt.Sprintf("changed %d\n", i))
@@ -140,4 +128,16 @@ func BenchmarkStagedChanges10of10000(b *testing.B) {
 			}
 		})
 	}
+}
+
+// repoOf10000 is a repository with 10,000 files staged (100 directories of 100 files).
+func repoOf10000(b *testing.B) string {
+	dir := newRepo(b)
+	for d := range 100 {
+		for f := range 100 {
+			writeFile(b, dir, fmt.Sprintf("dir%02d/file%02d.txt", d, f), fmt.Sprintf("%d/%d\n", d, f))
+		}
+	}
+	git(b, dir, "add", "-A")
+	return dir
 }
