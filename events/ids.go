@@ -1,8 +1,15 @@
 package events
 
-import "regexp"
-
-var checkpointIDRe = regexp.MustCompile(`^[0-9a-f]{12}$`)
-
 // ValidCheckpointID reports whether id is a checkpoint ID: 12 lowercase hex characters.
-func ValidCheckpointID(id string) bool { return checkpointIDRe.MatchString(id) }
+// (A loop rather than a regular expression: every hook process would compile one at start.)
+func ValidCheckpointID(id string) bool {
+	if len(id) != 12 {
+		return false
+	}
+	for i := range len(id) {
+		if c := id[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
