@@ -28,33 +28,48 @@ type gitHook struct {
 	Guard string
 }
 
-// idleGuard: in the main worktree (git runs hooks there with GIT_DIR unset) a commit hook has
-// nothing to do when no session may matter to the commit: none was ever recorded (no
-// .git/entire-sessions), or every session's marker (engine/session/live.go) says it has ended
-// with nothing left and was based on another commit than HEAD. The test uses shell builtins
-// only; a linked worktree, debug logging, a HEAD it cannot read, or markers that do not cover
-// every state file fall back to the binary, which decides exactly.
+// idleGuard: a commit hook has nothing to do when no session may matter to the commit: none
+// was ever recorded (no entire-sessions in the common git directory), or every session's
+// marker (engine/session/live.go) says it has ended with nothing left and was based on another
+// commit than HEAD. In the main worktree git runs hooks with GIT_DIR unset and the directories
+// are .git; in a linked one it sets GIT_DIR to the worktree's git directory, whose commondir
+// file names the common one. The test uses shell builtins only; anything else (GIT_DIR without
+// a commondir, debug logging, a HEAD it cannot read, markers that do not cover every state
+// file) falls back to the binary, which decides exactly.
 const idleGuard = `# Started only when a recorded session may matter to this commit. The test below starts no
 # process: it reads HEAD and the session markers' names (engine/session/live.go).
 _entire_count() { _entire_n=$#; [ -e "$1" ] || _entire_n=0; }
 _entire_run=1
-if [ -z "$GIT_DIR" ] && [ -z "$ENTIRE_LOG_LEVEL" ] && [ -d .git ]; then
-    if [ ! -e .git/entire-sessions ]; then
+_entire_git=
+_entire_common=
+if [ -z "$GIT_DIR" ]; then
+    [ -d .git ] && _entire_git=.git && _entire_common=.git
+elif [ -f "$GIT_DIR/commondir" ]; then
+    _entire_c=
+    { read -r _entire_c < "$GIT_DIR/commondir"; } 2>/dev/null
+    case $_entire_c in
+        /*) _entire_git=$GIT_DIR; _entire_common=$_entire_c ;;
+        ?*) _entire_git=$GIT_DIR; _entire_common=$GIT_DIR/$_entire_c ;;
+    esac
+fi
+if [ -n "$_entire_git" ] && [ -z "$ENTIRE_LOG_LEVEL" ]; then
+    if [ ! -e "$_entire_common/entire-sessions" ]; then
         _entire_run=
-    elif [ -d .git/entire-sessions/live ]; then
+    elif [ -d "$_entire_common/entire-sessions/live" ]; then
         _entire_head=
-        { read -r _entire_head < .git/HEAD; } 2>/dev/null
+        { read -r _entire_head < "$_entire_git/HEAD"; } 2>/dev/null
         case $_entire_head in
-            "ref: "*) _entire_ref=${_entire_head#ref: }; _entire_head=
-                { read -r _entire_head < ".git/$_entire_ref"; } 2>/dev/null ;;
+            "ref: refs/heads/"*) _entire_ref=${_entire_head#ref: }; _entire_head=
+                { read -r _entire_head < "$_entire_common/$_entire_ref"; } 2>/dev/null ;;
+            "ref: "*) _entire_head= ;;
         esac
-        _entire_count .git/entire-sessions/*.json
+        _entire_count "$_entire_common"/entire-sessions/*.json
         _entire_states=$_entire_n
-        _entire_count .git/entire-sessions/live/*@*
+        _entire_count "$_entire_common"/entire-sessions/live/*@*
         if [ -n "$_entire_head" ] && [ "$_entire_n" = "$_entire_states" ]; then
-            _entire_count .git/entire-sessions/live/*@live
+            _entire_count "$_entire_common"/entire-sessions/live/*@live
             _entire_live=$_entire_n
-            _entire_count .git/entire-sessions/live/*@"$_entire_head"
+            _entire_count "$_entire_common"/entire-sessions/live/*@"$_entire_head"
             [ "$_entire_live" = 0 ] && [ "$_entire_n" = 0 ] && _entire_run=
         fi
     fi

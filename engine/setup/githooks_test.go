@@ -38,23 +38,36 @@ fi
 # process: it reads HEAD and the session markers' names (engine/session/live.go).
 _entire_count() { _entire_n=$#; [ -e "$1" ] || _entire_n=0; }
 _entire_run=1
-if [ -z "$GIT_DIR" ] && [ -z "$ENTIRE_LOG_LEVEL" ] && [ -d .git ]; then
-    if [ ! -e .git/entire-sessions ]; then
+_entire_git=
+_entire_common=
+if [ -z "$GIT_DIR" ]; then
+    [ -d .git ] && _entire_git=.git && _entire_common=.git
+elif [ -f "$GIT_DIR/commondir" ]; then
+    _entire_c=
+    { read -r _entire_c < "$GIT_DIR/commondir"; } 2>/dev/null
+    case $_entire_c in
+        /*) _entire_git=$GIT_DIR; _entire_common=$_entire_c ;;
+        ?*) _entire_git=$GIT_DIR; _entire_common=$GIT_DIR/$_entire_c ;;
+    esac
+fi
+if [ -n "$_entire_git" ] && [ -z "$ENTIRE_LOG_LEVEL" ]; then
+    if [ ! -e "$_entire_common/entire-sessions" ]; then
         _entire_run=
-    elif [ -d .git/entire-sessions/live ]; then
+    elif [ -d "$_entire_common/entire-sessions/live" ]; then
         _entire_head=
-        { read -r _entire_head < .git/HEAD; } 2>/dev/null
+        { read -r _entire_head < "$_entire_git/HEAD"; } 2>/dev/null
         case $_entire_head in
-            "ref: "*) _entire_ref=${_entire_head#ref: }; _entire_head=
-                { read -r _entire_head < ".git/$_entire_ref"; } 2>/dev/null ;;
+            "ref: refs/heads/"*) _entire_ref=${_entire_head#ref: }; _entire_head=
+                { read -r _entire_head < "$_entire_common/$_entire_ref"; } 2>/dev/null ;;
+            "ref: "*) _entire_head= ;;
         esac
-        _entire_count .git/entire-sessions/*.json
+        _entire_count "$_entire_common"/entire-sessions/*.json
         _entire_states=$_entire_n
-        _entire_count .git/entire-sessions/live/*@*
+        _entire_count "$_entire_common"/entire-sessions/live/*@*
         if [ -n "$_entire_head" ] && [ "$_entire_n" = "$_entire_states" ]; then
-            _entire_count .git/entire-sessions/live/*@live
+            _entire_count "$_entire_common"/entire-sessions/live/*@live
             _entire_live=$_entire_n
-            _entire_count .git/entire-sessions/live/*@"$_entire_head"
+            _entire_count "$_entire_common"/entire-sessions/live/*@"$_entire_head"
             [ "$_entire_live" = 0 ] && [ "$_entire_n" = 0 ] && _entire_run=
         fi
     fi
@@ -89,23 +102,36 @@ fi
 # process: it reads HEAD and the session markers' names (engine/session/live.go).
 _entire_count() { _entire_n=$#; [ -e "$1" ] || _entire_n=0; }
 _entire_run=1
-if [ -z "$GIT_DIR" ] && [ -z "$ENTIRE_LOG_LEVEL" ] && [ -d .git ]; then
-    if [ ! -e .git/entire-sessions ]; then
+_entire_git=
+_entire_common=
+if [ -z "$GIT_DIR" ]; then
+    [ -d .git ] && _entire_git=.git && _entire_common=.git
+elif [ -f "$GIT_DIR/commondir" ]; then
+    _entire_c=
+    { read -r _entire_c < "$GIT_DIR/commondir"; } 2>/dev/null
+    case $_entire_c in
+        /*) _entire_git=$GIT_DIR; _entire_common=$_entire_c ;;
+        ?*) _entire_git=$GIT_DIR; _entire_common=$GIT_DIR/$_entire_c ;;
+    esac
+fi
+if [ -n "$_entire_git" ] && [ -z "$ENTIRE_LOG_LEVEL" ]; then
+    if [ ! -e "$_entire_common/entire-sessions" ]; then
         _entire_run=
-    elif [ -d .git/entire-sessions/live ]; then
+    elif [ -d "$_entire_common/entire-sessions/live" ]; then
         _entire_head=
-        { read -r _entire_head < .git/HEAD; } 2>/dev/null
+        { read -r _entire_head < "$_entire_git/HEAD"; } 2>/dev/null
         case $_entire_head in
-            "ref: "*) _entire_ref=${_entire_head#ref: }; _entire_head=
-                { read -r _entire_head < ".git/$_entire_ref"; } 2>/dev/null ;;
+            "ref: refs/heads/"*) _entire_ref=${_entire_head#ref: }; _entire_head=
+                { read -r _entire_head < "$_entire_common/$_entire_ref"; } 2>/dev/null ;;
+            "ref: "*) _entire_head= ;;
         esac
-        _entire_count .git/entire-sessions/*.json
+        _entire_count "$_entire_common"/entire-sessions/*.json
         _entire_states=$_entire_n
-        _entire_count .git/entire-sessions/live/*@*
+        _entire_count "$_entire_common"/entire-sessions/live/*@*
         if [ -n "$_entire_head" ] && [ "$_entire_n" = "$_entire_states" ]; then
-            _entire_count .git/entire-sessions/live/*@live
+            _entire_count "$_entire_common"/entire-sessions/live/*@live
             _entire_live=$_entire_n
-            _entire_count .git/entire-sessions/live/*@"$_entire_head"
+            _entire_count "$_entire_common"/entire-sessions/live/*@"$_entire_head"
             [ "$_entire_live" = 0 ] && [ "$_entire_n" = 0 ] && _entire_run=
         fi
     fi
@@ -444,7 +470,7 @@ func TestHookGuardsSkipTheBinary(t *testing.T) {
 		t.Errorf("commit-msg with a lone trailer ran %q, want entire once", log)
 	}
 	if log := run("post-commit", []string{"GIT_DIR=" + filepath.Join(repo, ".git")}); len(log) != 1 {
-		t.Errorf("post-commit in a linked worktree (GIT_DIR set) ran %q, want entire once", log)
+		t.Errorf("post-commit with GIT_DIR set to a directory without commondir ran %q, want entire once", log)
 	}
 	if log := run("post-commit", []string{"ENTIRE_LOG_LEVEL=debug"}); len(log) != 1 {
 		t.Errorf("post-commit with debug logging ran %q, want entire once", log)
@@ -482,5 +508,79 @@ func TestHookGuardsSkipTheBinary(t *testing.T) {
 	}
 	if log := run("post-commit", nil); len(log) != 1 {
 		t.Errorf("post-commit with a live session ran %q, want entire once", log)
+	}
+}
+
+// In a linked worktree git runs the hooks with GIT_DIR set to the worktree's git directory;
+// its commondir file leads the guard to the sessions and branches of the common one, so an
+// idle commit there starts no process either.
+func TestHookGuardsInLinkedWorktree(t *testing.T) {
+	hooks := t.TempDir()
+	if _, err := InstallGitHooks(hooks); err != nil {
+		t.Fatal(err)
+	}
+	main := t.TempDir()
+	wt := filepath.Join(t.TempDir(), "wt")
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "init"},
+		{"worktree", "add", "-q", "-b", "side", wt},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", main}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitDir := filepath.Join(main, ".git", "worktrees", "wt")
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err != nil || filepath.IsAbs(strings.TrimSpace(string(data))) {
+		t.Fatalf("commondir = %q, %v; want git's relative path", data, err)
+	}
+	out, err := exec.Command("git", "-C", wt, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(string(out))
+	env := []string{"GIT_DIR=" + gitDir}
+	run := func() []string {
+		log, code := runHookIn(t, wt, filepath.Join(hooks, "post-commit"), "", env)
+		if code != 0 {
+			t.Errorf("post-commit: exit %d", code)
+		}
+		return slices.DeleteFunc(log, func(l string) bool { return l == "" })
+	}
+	if log := run(); len(log) != 0 {
+		t.Errorf("post-commit in a linked worktree, no sessions, ran %q", log)
+	}
+	sessions := filepath.Join(main, ".git", "entire-sessions")
+	for _, id := range []string{"s1", "s2"} {
+		writeFile(t, filepath.Join(sessions, id+".json"), "{}", 0o644)
+		writeFile(t, filepath.Join(sessions, "live", id+"@"+strings.Repeat("b", 40)), "", 0o644)
+	}
+	if log := run(); len(log) != 0 {
+		t.Errorf("post-commit in a linked worktree, only ended sessions elsewhere, ran %q", log)
+	}
+	writeFile(t, filepath.Join(gitDir, "commondir"), filepath.Join(main, ".git")+"\n", 0o644)
+	if log := run(); len(log) != 0 {
+		t.Errorf("post-commit with an absolute commondir, only ended sessions elsewhere, ran %q", log)
+	}
+	writeFile(t, filepath.Join(sessions, "s3.json"), "{}", 0o644)
+	writeFile(t, filepath.Join(sessions, "live", "s3@"+head), "", 0o644)
+	if log := run(); len(log) != 1 {
+		t.Errorf("post-commit with a session based on the worktree's HEAD ran %q, want entire once", log)
+	}
+	if err := os.Rename(filepath.Join(sessions, "live", "s3@"+head), filepath.Join(sessions, "live", "s3@live")); err != nil {
+		t.Fatal(err)
+	}
+	if log := run(); len(log) != 1 {
+		t.Errorf("post-commit with a live session ran %q, want entire once", log)
+	}
+	if err := os.Remove(filepath.Join(gitDir, "commondir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(sessions, "live", "s3@live")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(sessions, "live", "s3@"+strings.Repeat("c", 40)), "", 0o644)
+	if log := run(); len(log) != 1 {
+		t.Errorf("post-commit with GIT_DIR but no commondir ran %q, want entire once", log)
 	}
 }
