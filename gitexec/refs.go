@@ -84,7 +84,7 @@ func (r *Repo) ResolveRef(ctx context.Context, ref RefName) (OID, bool, error) {
 		return r.revParseVerify(ctx, name)
 	}
 	if r.filesRefs {
-		if oid, found, ok := refFromFiles(r.GitDir, name); ok {
+		if oid, found, ok := refFromFiles(r.refsDir(name), name); ok {
 			if !found {
 				return "", false, nil
 			}
@@ -102,6 +102,17 @@ func (r *Repo) ResolveRef(ctx context.Context, ref RefName) (OID, bool, error) {
 		}
 	}
 	return "", false, nil
+}
+
+// refsDir is the git directory that holds ref name: a linked worktree keeps its own bisect,
+// worktree and rewritten refs, and shares every other with the common directory.
+func (r *Repo) refsDir(name string) string {
+	for _, prefix := range []string{"refs/bisect/", "refs/worktree/", "refs/rewritten/"} {
+		if strings.HasPrefix(name, prefix) {
+			return r.GitDir
+		}
+	}
+	return r.CommonDir
 }
 
 // isPseudoRef reports whether name looks like HEAD, ORIG_HEAD, FETCH_HEAD...

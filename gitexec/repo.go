@@ -99,13 +99,17 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	return r, nil
 }
 
-// openFromFiles opens, from its files alone, the main worktree whose root is dir: the usual case
-// of a git hook (git runs them at the root with GIT_DIR unset), where a rev-parse process would
-// cost more than the hook's own work. Anything unusual (GIT_* location variables, a .git file,
-// another object format or ref storage, core.worktree, config includes, a HEAD it cannot
-// resolve) returns ok=false and the caller asks git.
+// openFromFiles opens, from its files alone, the worktree whose root is dir: the usual case of
+// a hook (git runs them at the root), where a rev-parse process would cost more than the hook's
+// own work. The main worktree has a .git directory; a linked one a .git file naming its git
+// directory, whose commondir file names the common one. GIT_DIR, which git sets for hooks in a
+// linked worktree, is not consulted: it never reaches our git children, which find the
+// repository from the worktree as this does. Anything unusual (other GIT_* location variables,
+// another object format or ref storage, core.worktree or per-worktree config, config includes,
+// a linked worktree whose git directory does not lead back to it, a HEAD it cannot resolve)
+// returns ok=false and the caller asks git.
 func openFromFiles(dir string, env []string) (*Repo, bool) {
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES"} {
+	for _, v := range []string{"GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES"} {
 		if os.Getenv(v) != "" {
 			return nil, false
 		}
@@ -114,11 +118,11 @@ func openFromFiles(dir string, env []string) (*Repo, bool) {
 	if err != nil {
 		return nil, false
 	}
-	gitDir := filepath.Join(root, ".git")
-	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
+	gitDir, commonDir, ok := gitDirsOf(root)
+	if !ok {
 		return nil, false
 	}
-	cfg, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	cfg, err := os.ReadFile(filepath.Join(commonDir, "config"))
 	if err != nil {
 		return nil, false
 	}
@@ -128,15 +132,15 @@ func openFromFiles(dir string, env []string) (*Repo, bool) {
 			return nil, false
 		}
 	}
-	if _, err := os.Stat(filepath.Join(gitDir, "commondir")); err == nil {
+	if _, err := os.Stat(filepath.Join(commonDir, "commondir")); err == nil {
 		return nil, false
 	}
-	head, ok := headFromFiles(gitDir, gitDir)
+	head, ok := headFromFiles(gitDir, commonDir)
 	if !ok {
 		return nil, false
 	}
 	r := &Repo{
-		TopLevel: root, GitDir: gitDir, CommonDir: gitDir, env: env, hexLen: 40, filesRefs: true,
+		TopLevel: root, GitDir: gitDir, CommonDir: commonDir, env: env, hexLen: 40, filesRefs: true,
 		cat: batchProc{args: []string{"cat-file", "--batch"}},
 	}
 	if head != "" {
@@ -150,6 +154,58 @@ func openFromFiles(dir string, env []string) (*Repo, bool) {
 		}
 	}
 	return r, true
+}
+
+// gitDirsOf finds the git directory and the common git directory of the worktree whose root
+// is root: root/.git itself for the main worktree; for a linked one, the directory its .git
+// file names ("gitdir: <path>"), when that directory's gitdir file leads back to root/.git and
+// its commondir file names the common directory.
+func gitDirsOf(root string) (gitDir, commonDir string, ok bool) {
+	dotGit := filepath.Join(root, ".git")
+	fi, err := os.Lstat(dotGit)
+	switch {
+	case err != nil:
+		return "", "", false
+	case fi.IsDir():
+		return dotGit, dotGit, true
+	case !fi.Mode().IsRegular():
+		return "", "", false
+	}
+	readPath := func(file, relativeTo string) (string, bool) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return "", false
+		}
+		p := strings.TrimSpace(string(data))
+		if p == "" {
+			return "", false
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(relativeTo, p)
+		}
+		p, err = filepath.EvalSymlinks(p)
+		return p, err == nil
+	}
+	data, err := os.ReadFile(dotGit)
+	if err != nil {
+		return "", "", false
+	}
+	named, isGitFile := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !isGitFile || strings.ContainsAny(named, "\n\x00") {
+		return "", "", false
+	}
+	if !filepath.IsAbs(named) {
+		named = filepath.Join(root, named)
+	}
+	if gitDir, err = filepath.EvalSymlinks(named); err != nil {
+		return "", "", false
+	}
+	back, ok := readPath(filepath.Join(gitDir, "gitdir"), gitDir)
+	if !ok || back != dotGit {
+		return "", "", false
+	}
+	commonDir, ok = readPath(filepath.Join(gitDir, "commondir"), gitDir)
+	return gitDir, commonDir, ok
 }
 
 // headFromFiles resolves HEAD from the files of a work tree's git directory and of its common

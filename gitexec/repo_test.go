@@ -48,6 +48,53 @@ func TestOpenLinkedWorktree(t *testing.T) {
 	if b, ok, err := r.HeadBranch(context.Background()); err != nil || !ok || b != "side" {
 		t.Errorf("HeadBranch = %q, %v, %v; want side", b, ok, err)
 	}
+	side := git(t, wt, "rev-parse", "HEAD")
+	mainTip := git(t, dir, "rev-parse", "main")
+	git(t, wt, "update-ref", "refs/bisect/bad", side) // a ref of the worktree's own
+
+	// From its root, as hooks run, a linked worktree opens from its files alone (git cannot
+	// even start here), with GIT_DIR set as git sets it for hooks or not, to the same answer.
+	for _, gitDirEnv := range []string{"", r.GitDir} {
+		t.Setenv("GIT_DIR", gitDirEnv)
+		path := os.Getenv("PATH")
+		t.Setenv("PATH", t.TempDir())
+		fr, err := gitexec.Open(context.Background(), wt)
+		if err != nil {
+			t.Fatalf("GIT_DIR=%q: Open from the root without git: %v", gitDirEnv, err)
+		}
+		if fr.TopLevel != r.TopLevel || fr.GitDir != r.GitDir || fr.CommonDir != r.CommonDir || fr.WorktreeID() != r.WorktreeID() {
+			t.Errorf("GIT_DIR=%q: from files {%q %q %q}, from git {%q %q %q}", gitDirEnv, fr.TopLevel, fr.GitDir, fr.CommonDir, r.TopLevel, r.GitDir, r.CommonDir)
+		}
+		if head, ok := fr.HeadAtOpen(); !ok || string(head) != side {
+			t.Errorf("GIT_DIR=%q: HeadAtOpen = %s, %v; want %s", gitDirEnv, head, ok, side)
+		}
+		for ref, want := range map[string]string{"refs/heads/side": side, "refs/heads/main": mainTip, "refs/bisect/bad": side} {
+			if got, ok, err := fr.ResolveRef(context.Background(), gitexec.RefName(ref)); err != nil || !ok || string(got) != want {
+				t.Errorf("GIT_DIR=%q: ResolveRef(%s) = %s, %v, %v; want %s", gitDirEnv, ref, got, ok, err, want)
+			}
+		}
+		fr.Close()
+		t.Setenv("PATH", path)
+	}
+
+	// A worktree whose git directory does not lead back to it (copied, or moved by hand) is
+	// left to git.
+	copied := filepath.Join(t.TempDir(), "copy")
+	if err := os.MkdirAll(copied, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(wt, ".git")); err != nil {
+		t.Fatal(err)
+	} else {
+		writeFile(t, copied, ".git", string(data))
+	}
+	path := os.Getenv("PATH")
+	t.Setenv("PATH", t.TempDir())
+	if c, err := gitexec.Open(context.Background(), copied); err == nil {
+		c.Close()
+		t.Error("a copied worktree opened from its files")
+	}
+	t.Setenv("PATH", path)
 }
 
 func TestOpenNotRepository(t *testing.T) {
