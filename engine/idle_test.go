@@ -20,12 +20,9 @@ func TestGitHookIdle(t *testing.T) {
 	if !GitHookIdle(dir) {
 		t.Fatal("a repository without sessions is not idle")
 	}
-	if got := readHead(filepath.Join(dir, ".git"), filepath.Join(dir, ".git")); got != head {
-		t.Fatalf("readHead = %q, want %q", got, head)
-	}
-	gittest.Git(t, dir, "pack-refs", "--all")
-	if got := readHead(filepath.Join(dir, ".git"), filepath.Join(dir, ".git")); got != head {
-		t.Fatalf("readHead from packed-refs = %q, want %q", got, head)
+	gittest.Git(t, dir, "pack-refs", "--all") // HEAD's branch from packed-refs
+	if !GitHookIdle(dir) {
+		t.Fatal("a repository without sessions, its branch packed, is not idle")
 	}
 
 	write := func(s session.State) {
@@ -58,24 +55,32 @@ func TestGitHookIdle(t *testing.T) {
 	}
 }
 
-func TestLocateGitLinkedWorktree(t *testing.T) {
+// In a linked worktree the sessions are the common directory's, and HEAD the worktree's.
+func TestGitHookIdleLinkedWorktree(t *testing.T) {
 	en := testRepo(t)
 	dir := en.Repo.TopLevel
 	gittest.Identity(t)
 	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
 	wt := filepath.Join(t.TempDir(), "wt")
-	gittest.Git(t, dir, "worktree", "add", "-q", wt)
-	gitDir, common, ok := LocateGit(wt)
-	if !ok {
-		t.Fatal("linked worktree not located")
+	gittest.Git(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+	gittest.Git(t, wt, "commit", "-q", "--allow-empty", "-m", "two")
+	head := gittest.Git(t, wt, "rev-parse", "HEAD")
+	if !GitHookIdle(wt) {
+		t.Fatal("a linked worktree of a repository without sessions is not idle")
 	}
-	wantCommon, _ := filepath.EvalSymlinks(filepath.Join(dir, ".git"))
-	gotCommon, _ := filepath.EvalSymlinks(common)
-	if gotCommon != wantCommon || !strings.Contains(gitDir, filepath.Join(".git", "worktrees")) {
-		t.Fatalf("LocateGit = %q, %q; want common %q", gitDir, common, wantCommon)
+	root, _ := filepath.EvalSymlinks(wt)
+	ended := time.Unix(1, 0)
+	if err := en.Store.WriteSnapshot(session.State{SessionID: "old", WorktreePath: root, Phase: session.PhaseEnded, EndedAt: &ended, BaseCommit: "0123"}); err != nil {
+		t.Fatal(err)
 	}
-	if got, want := readHead(gitDir, common), gittest.Git(t, wt, "rev-parse", "HEAD"); got != want {
-		t.Fatalf("worktree HEAD = %q, want %q", got, want)
+	if !GitHookIdle(wt) {
+		t.Fatal("an ended session without work made the linked worktree busy")
+	}
+	if err := en.Store.WriteSnapshot(session.State{SessionID: "old", WorktreePath: root, Phase: session.PhaseEnded, BaseCommit: head, LastCheckpointID: "0123456789ab"}); err != nil {
+		t.Fatal(err)
+	}
+	if GitHookIdle(wt) {
+		t.Fatal("a session based on the linked worktree's HEAD was skipped")
 	}
 }
 

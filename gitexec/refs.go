@@ -26,7 +26,7 @@ func (r *Repo) Head(ctx context.Context) (OID, bool, error) {
 // otherwise.
 func (r *Repo) currentHead(ctx context.Context) (OID, bool, error) {
 	if r.hexLen == 40 {
-		if head, ok := headFromFiles(r.GitDir, r.CommonDir); ok {
+		if head, ok := HeadFromFiles(r.GitDir, r.CommonDir); ok {
 			return OID(head), head != "", nil
 		}
 	}

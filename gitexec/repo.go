@@ -135,7 +135,7 @@ func openFromFiles(dir string, env []string) (*Repo, bool) {
 	if _, err := os.Stat(filepath.Join(commonDir, "commondir")); err == nil {
 		return nil, false
 	}
-	head, ok := headFromFiles(gitDir, commonDir)
+	head, ok := HeadFromFiles(gitDir, commonDir)
 	if !ok {
 		return nil, false
 	}
@@ -154,6 +154,16 @@ func openFromFiles(dir string, env []string) (*Repo, bool) {
 		}
 	}
 	return r, true
+}
+
+// GitDirs is gitDirsOf for a worktree root named by any path to it: what a hook can learn of
+// its repository without starting git. ok=false when git must be asked.
+func GitDirs(dir string) (gitDir, commonDir string, ok bool) {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", "", false
+	}
+	return gitDirsOf(root)
 }
 
 // gitDirsOf finds the git directory and the common git directory of the worktree whose root
@@ -208,11 +218,11 @@ func gitDirsOf(root string) (gitDir, commonDir string, ok bool) {
 	return gitDir, commonDir, ok
 }
 
-// headFromFiles resolves HEAD from the files of a work tree's git directory and of its common
+// HeadFromFiles resolves HEAD from the files of a work tree's git directory and of its common
 // directory (the same for the main work tree): a detached ID, or a branch's loose or packed
 // ref; "" with ok=true for an unborn branch (a ref that exists nowhere). ok=false when the
 // refs are not kept in those files (a reftable), or HEAD points elsewhere than a branch.
-func headFromFiles(gitDir, commonDir string) (string, bool) {
+func HeadFromFiles(gitDir, commonDir string) (string, bool) {
 	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return "", false
