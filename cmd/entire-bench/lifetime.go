@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -19,9 +18,9 @@ const (
 
 // Names of the long-session and ended-session steps.
 var (
-	stStopFirst   = fmt.Sprintf("Stop, turns 1-%d", longWindow)
+	stStopFirst   = fmt.Sprintf("Stop, turns 1-%d of a young session, alternating", longWindow)
 	stStopLast    = fmt.Sprintf("Stop, turns %d-%d", longTurns-longWindow+1, longTurns)
-	stPromptFirst = fmt.Sprintf("user-prompt-submit, turns 1-%d", longWindow)
+	stPromptFirst = fmt.Sprintf("user-prompt-submit, turns 1-%d of a young session, alternating", longWindow)
 	stPromptLast  = fmt.Sprintf("user-prompt-submit, turns %d-%d", longTurns-longWindow+1, longTurns)
 	stStopAll     = "Stop, every turn in order"
 	stPromptAll   = "user-prompt-submit, every turn in order"
@@ -34,26 +33,58 @@ func longTable(p plan) string  { return p.label + ", 200-turn session" }
 func endedTable(p plan) string { return p.label + ", 100 ended sessions" }
 
 // runLongSession runs one session of longTurns one-file turns in a fresh repository, the
-// user committing every commitEvery turns, and compares the first and last turns.
+// user committing every commitEvery turns, and compares its last longWindow turns with the
+// first longWindow turns of a young session in a twin repository. The young session's turns
+// alternate with the long session's last ones, so that load from other processes (which
+// drifts over the 20 seconds the long session takes) hits both windows alike.
 func (h *harness) runLongSession(p plan) error {
 	table := longTable(p)
 	r, err := h.freshEnabled(p, "long")
 	if err != nil {
 		return err
 	}
-	h.progress("%s: %d turns", table, longTurns)
-	ss := h.newSession(r)
-	if err := ss.start(nil); err != nil {
+	twin, err := h.freshEnabled(p, "young")
+	if err != nil {
 		return err
 	}
-	stops, prompts := h.res.get(table, stStopAll), h.res.get(table, stPromptAll)
-	var pending []string
-	for turn := 1; turn <= longTurns; turn++ {
-		cs, err := ss.turn(prompts, stops, 1)
-		if err != nil {
+	h.progress("%s: %d turns, the last %d beside a young session's first", table, longTurns, longWindow)
+	long, young := h.newSession(r), h.newSession(twin)
+	for _, ss := range []*session{long, young} {
+		if err := ss.start(nil); err != nil {
 			return err
 		}
-		pending = append(pending, rels(cs)...)
+	}
+	stops, prompts := h.res.get(table, stStopAll), h.res.get(table, stPromptAll)
+	firstStops, firstPrompts := h.res.get(table, stStopFirst), h.res.get(table, stPromptFirst)
+	lastStops, lastPrompts := h.res.get(table, stStopLast), h.res.get(table, stPromptLast)
+	var pending, youngPending []string
+	for turn := 1; turn <= longTurns; turn++ {
+		last := turn > longTurns-longWindow
+		youngTurn := func() error {
+			cs, err := young.turn(firstPrompts, firstStops, 1)
+			youngPending = append(youngPending, rels(cs)...)
+			return err
+		}
+		longTurn := func() error {
+			p, st := prompts, stops
+			if last {
+				p, st = lastPrompts, lastStops
+			}
+			cs, err := long.turn(p, st, 1)
+			pending = append(pending, rels(cs)...)
+			return err
+		}
+		steps := []func() error{longTurn}
+		if last && turn%2 == 0 {
+			steps = []func() error{youngTurn, longTurn}
+		} else if last {
+			steps = []func() error{longTurn, youngTurn}
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return err
+			}
+		}
 		if turn%commitEvery == 0 {
 			if err := h.commit(h.res.get(table, stCommitLong), r.dir, pending, fmt.Sprintf("Turns up to %d", turn)); err != nil {
 				return err
@@ -61,23 +92,30 @@ func (h *harness) runLongSession(p plan) error {
 			pending = nil
 		}
 	}
-	if err := ss.end(nil); err != nil {
+	if err := h.commit(nil, twin.dir, youngPending, "The young session's turns"); err != nil {
 		return err
 	}
-	h.window(table, stStopFirst, stops, 0, longWindow)
-	h.window(table, stStopLast, stops, longTurns-longWindow, longTurns)
-	h.window(table, stPromptFirst, prompts, 0, longWindow)
-	h.window(table, stPromptLast, prompts, longTurns-longWindow, longTurns)
+	for _, ss := range []*session{long, young} {
+		if err := ss.end(nil); err != nil {
+			return err
+		}
+	}
+	appendSeries(stops, lastStops) // the long session's every turn, in order
+	appendSeries(prompts, lastPrompts)
 	h.checkLog(table, r)
+	h.checkLog(table, twin)
 	return nil
 }
 
-// window records samples [from, to) of all as their own series.
-func (h *harness) window(table, name string, all *series, from, to int) {
-	s := h.res.get(table, name)
-	s.Samples = slices.Clone(all.Samples[from:to])
-	if len(all.Procs) >= to {
-		s.Procs = slices.Clone(all.Procs[from:to])
+// appendSeries adds the samples (and process counts) of part to all.
+func appendSeries(all, part *series) {
+	all.Samples = append(all.Samples, part.Samples...)
+	all.Procs = append(all.Procs, part.Procs...)
+	for cmd, n := range part.Cmds {
+		if all.Cmds == nil {
+			all.Cmds = map[string]int{}
+		}
+		all.Cmds[cmd] += n
 	}
 }
 
