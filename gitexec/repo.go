@@ -30,7 +30,8 @@ type Repo struct {
 	ahead      prestarted  // processes started before their input is known (PrestartWrites)
 	headAtOpen OID         // HEAD when opened; "" on an unborn branch
 	// filesRefs: opened from its files (openFromFiles), so refs are loose files and
-	// packed-refs in GitDir, and ResolveRef reads them without a process.
+	// packed-refs (in CommonDir, a linked worktree's own refs in GitDir: refsDir), and
+	// ResolveRef reads them without a process.
 	filesRefs bool
 	deferred  deferredBlobs // DeferBlobs' queue
 }
