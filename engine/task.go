@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -19,7 +20,9 @@ import (
 	"github.com/entirerec/entire/gitexec"
 )
 
-var taskIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var taskIDRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+})
 
 // preTask is .entire/tmp/pre-task-<tool-use-id>.json (spec §5.6), plus what the launch said.
 type preTask struct {
@@ -41,7 +44,7 @@ func (en *Engine) preTaskPath(toolUseID string) string {
 // starts, so that its checkpoint can tell the files it created. The spec §5.6 file
 // .entire/tmp/pre-task-<tool-use-id>.json is written from the event, for tools that read it.
 func (en *Engine) PreTask(ctx context.Context, in events.SubagentStarted) error {
-	if !taskIDRe.MatchString(in.ToolUseID) {
+	if !taskIDRe().MatchString(in.ToolUseID) {
 		return fmt.Errorf("invalid tool_use_id %q", in.ToolUseID)
 	}
 	st, err := en.dirtyStatus(ctx)
@@ -112,7 +115,7 @@ func (en *Engine) TaskEnded(ctx context.Context, in events.SubagentEnded, async 
 	if in.ToolUseID == "" {
 		in.ToolUseID = pre.ToolUseID
 	}
-	if !taskIDRe.MatchString(in.ToolUseID) || (in.AgentID != "" && !taskIDRe.MatchString(in.AgentID)) {
+	if !taskIDRe().MatchString(in.ToolUseID) || (in.AgentID != "" && !taskIDRe().MatchString(in.AgentID)) {
 		return fmt.Errorf("invalid task ids %q / %q", in.ToolUseID, in.AgentID)
 	}
 	if async {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -140,14 +141,18 @@ var (
 	// "fatal: cannot lock ref 'refs/heads/x': Unable to create '.../refs/heads/x.lock': File exists."
 	// and "fatal: Unable to create '.../packed-refs.lock': File exists." Other lock files
 	// (index.lock, config.lock) are not refs.
-	refLockedRE = regexp.MustCompile(`cannot lock ref '[^']*': Unable to create '[^']*\.lock': File exists|packed-refs\.lock': File exists`)
+	refLockedRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`cannot lock ref '[^']*': Unable to create '[^']*\.lock': File exists|packed-refs\.lock': File exists`)
+	})
 	// commit-tree: "<oid> is not a valid object"; cat-file, rev-parse: "Not a valid object
 	// name <x>"; update-ref: "trying to write ref ... with nonexistent object <oid>"; diff-tree,
 	// rev-list: "bad object <oid>"; read-tree: "failed to unpack tree object <oid>"; mktree:
 	// "entry 'f' object <oid> is unavailable"; readers: "unable to read tree (<oid>)", "unable
 	// to read <oid>", "missing blob object '<oid>'"; a corrupt object: "loose object <oid>
 	// (stored in ...) is corrupt".
-	objectMissingRE = regexp.MustCompile(`(?i)is not a valid object|not a valid object name|nonexistent object|bad object [0-9a-f]{7,}|failed to unpack tree object|object [0-9a-f]{7,} is unavailable|unable to read (tree )?\(?[0-9a-f]{7,}|missing (blob|tree|commit|tag) object|(loose|packed) object [0-9a-f]{7,} .*is corrupt`)
+	objectMissingRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)is not a valid object|not a valid object name|nonexistent object|bad object [0-9a-f]{7,}|failed to unpack tree object|object [0-9a-f]{7,} is unavailable|unable to read (tree )?\(?[0-9a-f]{7,}|missing (blob|tree|commit|tag) object|(loose|packed) object [0-9a-f]{7,} .*is corrupt`)
+	})
 	// update-ref's lost compare-and-swap: "is at <x> but expected <y>", "reference already
 	// exists", "unable to resolve reference 'x'" (missing when an old value was given),
 	// "reference is missing but expected <y>".
@@ -169,9 +174,9 @@ func kindOf(err error) error {
 	switch {
 	case strings.Contains(e.Stderr, "No space left on device"):
 		return ErrDiskFull
-	case refLockedRE.MatchString(e.Stderr):
+	case refLockedRE().MatchString(e.Stderr):
 		return ErrRefLocked
-	case objectMissingRE.MatchString(e.Stderr):
+	case objectMissingRE().MatchString(e.Stderr):
 		return ErrObjectMissing
 	case subcommand(e.Args) == "update-ref" && stderrHas(e, refMovedMessages...):
 		return ErrRefMoved

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // CheckpointTrailer is the key linking a user commit to its committed checkpoint.
 const CheckpointTrailer = "Entire-Checkpoint"
 
 var (
-	checkpointTrailerRe = regexp.MustCompile(`Entire-Checkpoint:\s*([0-9a-f]{12})(?:\s|$)`)
+	checkpointTrailerRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`Entire-Checkpoint:\s*([0-9a-f]{12})(?:\s|$)`)
+	})
 )
 
 // NewCheckpointID returns a random 12-hex ID (also used for turn IDs), spec §4.1.
@@ -29,7 +32,7 @@ func CheckpointPath(id string) string { return id[:2] + "/" + id[2:] }
 
 // ParseCheckpointTrailer finds the first valid Entire-Checkpoint trailer anywhere in msg.
 func ParseCheckpointTrailer(msg string) (string, bool) {
-	m := checkpointTrailerRe.FindStringSubmatch(msg)
+	m := checkpointTrailerRe().FindStringSubmatch(msg)
 	if m == nil {
 		return "", false
 	}
@@ -40,7 +43,7 @@ func ParseCheckpointTrailer(msg string) (string, bool) {
 // linked commits carries several).
 func CheckpointTrailers(msg string) []string {
 	var ids []string
-	for _, m := range checkpointTrailerRe.FindAllStringSubmatch(msg, -1) {
+	for _, m := range checkpointTrailerRe().FindAllStringSubmatch(msg, -1) {
 		ids = append(ids, m[1])
 	}
 	return ids

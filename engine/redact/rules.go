@@ -101,15 +101,16 @@ var rules = []rule{
 // keywords and runs a rule, which then skips keywords up to the offset matchAt returns.
 func ruleSpans(s string, spans []span) []span {
 	var next []int // offset below which each rule ignores keywords; made at the first hit
+	index, lists := triggers()
 	for i := 0; i+1 < len(s); i++ {
-		id := triggerIndex[uint16(s[i])<<8|uint16(s[i+1])]
+		id := index[uint16(s[i])<<8|uint16(s[i+1])]
 		if id == 0 {
 			continue
 		}
 		if next == nil {
 			next = make([]int, len(rules))
 		}
-		for _, tr := range triggerLists[id-1] {
+		for _, tr := range lists[id-1] {
 			if i < next[tr.rule] || !hasKeyword(s[i:], tr.kw, rules[tr.rule].fold) {
 				continue
 			}
@@ -129,9 +130,11 @@ type trigger struct {
 	kw   string
 }
 
-// triggerIndex maps the first two bytes of a keyword (every letter case of them for fold
-// rules) to 1 + the index of its triggers in triggerLists; 0 means no keyword starts so.
-var triggerIndex, triggerLists = buildTriggers()
+// triggers returns a table mapping the first two bytes of a keyword (every letter case of them
+// for fold rules) to 1 + the index of its triggers in the list; 0 means no keyword starts so.
+// It is built at the first redaction: the 128 KiB table would cost every hook process that
+// redacts nothing its page faults at start.
+var triggers = sync.OnceValues(buildTriggers)
 
 func buildTriggers() (*[1 << 16]uint16, [][]trigger) {
 	index := new([1 << 16]uint16)

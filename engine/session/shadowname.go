@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"sync"
 )
 
 // ShadowBranch is the temporary-checkpoint branch for a base commit in a worktree (spec §1.1).
@@ -16,8 +17,10 @@ func ShadowBranch(base, worktreeID string) string {
 	return "entire/" + c + "-" + hex.EncodeToString(sum[:])[:6]
 }
 
-var shadowBranchRe = regexp.MustCompile(`^entire/[0-9a-fA-F]{7,}(-[0-9a-fA-F]{6})?$`)
+var shadowBranchRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^entire/[0-9a-fA-F]{7,}(-[0-9a-fA-F]{6})?$`)
+})
 
 // IsShadowBranch reports whether a short branch name is a shadow branch as the reference
 // recognizes them (spec §1.1); entire/checkpoints/v1 is not one.
-func IsShadowBranch(name string) bool { return shadowBranchRe.MatchString(name) }
+func IsShadowBranch(name string) bool { return shadowBranchRe().MatchString(name) }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/gitexec"
@@ -52,7 +53,9 @@ func (r *Record) mergeCommit(ctx context.Context, local, fetched gitexec.OID) (g
 	return r.Repo.CommitTree(ctx, tree, []gitexec.OID{local, fetched}, mergeMessage)
 }
 
-var checkpointDirRe = regexp.MustCompile(`^[0-9a-f]{2}/[0-9a-f]{10}$`)
+var checkpointDirRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{2}/[0-9a-f]{10}$`)
+})
 
 // unionTree merges the directory dir ("" for the root) of two trees: entries on one side are
 // kept, equal entries are not read, differing directories are merged recursively (a checkpoint
@@ -83,7 +86,7 @@ func (r *Record) unionTree(ctx context.Context, dir string, local, fetched gitex
 		default:
 			path := joinPath(dir, name)
 			merge := r.unionTree
-			if checkpointDirRe.MatchString(path) {
+			if checkpointDirRe().MatchString(path) {
 				merge = r.unionCheckpoint
 			}
 			sub, err := merge(ctx, path, l.OID, f.OID)

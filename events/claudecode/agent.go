@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/entirerec/entire/events"
@@ -102,7 +103,9 @@ func (Agent) WaitForFlush(ctx context.Context, path string, since time.Time, max
 	return WaitForFlush(ctx, path, since, maxWait)
 }
 
-var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9]`)
+var nonAlnum = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[^A-Za-z0-9]`)
+})
 
 // DefaultTranscript is where Claude Code keeps a session's transcript (entire-format.md §13):
 // ~/.claude/projects/<repo root with every non-alphanumeric replaced by '-'>/<id>.jsonl.
@@ -113,7 +116,7 @@ func (Agent) DefaultTranscript(repoRoot, sessionID string) string {
 		if err != nil {
 			return ""
 		}
-		dir = filepath.Join(home, ".claude", "projects", nonAlnum.ReplaceAllString(repoRoot, "-"))
+		dir = filepath.Join(home, ".claude", "projects", nonAlnum().ReplaceAllString(repoRoot, "-"))
 	}
 	return filepath.Join(dir, sessionID+".jsonl")
 }

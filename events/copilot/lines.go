@@ -3,6 +3,7 @@ package copilot
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -17,7 +18,9 @@ var fileTools = map[string]bool{"edit": true, "create": true}
 var actionDetailKeys = []string{"description", "command", "path", "pattern"}
 
 // wrapperBlocks are the blocks Copilot adds around the user's text in transformedContent.
-var wrapperBlocks = regexp.MustCompile(`(?s)<current_datetime>.*?</current_datetime>|<reminder>.*?</reminder>`)
+var wrapperBlocks = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)<current_datetime>.*?</current_datetime>|<reminder>.*?</reminder>`)
+})
 
 // scanner accumulates a Scan line by line.
 type scanner struct {
@@ -82,7 +85,7 @@ func str(v gjson.Result) string {
 func (sc *scanner) user(data gjson.Result) {
 	p := strings.TrimSpace(str(data.Get("content")))
 	if p == "" {
-		p = strings.TrimSpace(wrapperBlocks.ReplaceAllString(str(data.Get("transformedContent")), ""))
+		p = strings.TrimSpace(wrapperBlocks().ReplaceAllString(str(data.Get("transformedContent")), ""))
 	}
 	if p != "" {
 		sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
@@ -69,12 +70,14 @@ func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 // ScanBytes reads a whole JSONL transcript.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
 
-var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9]`)
+var nonAlnum = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[^A-Za-z0-9]`)
+})
 
 // SessionDirName is the directory under ~/.factory/sessions that holds the sessions of a
 // working directory: the absolute path with every character that is not an ASCII letter or
 // digit replaced by '-', as Claude Code names its project directories.
-func SessionDirName(cwd string) string { return nonAlnum.ReplaceAllString(cwd, "-") }
+func SessionDirName(cwd string) string { return nonAlnum().ReplaceAllString(cwd, "-") }
 
 // DefaultTranscript is where Droid keeps a session's transcript (agent-hooks.md §7):
 // <home>/.factory/sessions/<SessionDirName(repoRoot)>/<id>.jsonl, <home> being

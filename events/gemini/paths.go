@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -119,11 +120,13 @@ func samePath(a, root string) bool {
 	return a == root
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var nonSlug = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[^a-z0-9]+`)
+})
 
 // slugify is the short id Gemini CLI derives from a project's base name.
 func slugify(name string) string {
-	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	s := strings.Trim(nonSlug().ReplaceAllString(strings.ToLower(name), "-"), "-")
 	if s == "" {
 		return "project"
 	}
