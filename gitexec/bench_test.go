@@ -84,49 +84,55 @@ func BenchmarkBuildTree10of10000(b *testing.B) {
 	}
 }
 
-// BenchmarkStagedChanges10of10000 reads what a commit of 10 changed files stages in a
-// repository of 10,000, as prepare-commit-msg does (opening the repository each time, as a
-// hook does): from the index's cache-tree against HEAD's tree, and, for the raw cost of git,
-// with "git diff-index --cached", which reads and hashes the whole index. Loose objects, then
-// packed.
-func BenchmarkStagedChanges10of10000(b *testing.B) {
+// BenchmarkStagedChangesOf10000 reads what a commit of k changed files (k = 10 and 100, in
+// as many directories) stages in a repository of 10,000, as prepare-commit-msg does (opening
+// the repository each time, as a hook does): from the index's cache-tree against HEAD's tree,
+// and, for the raw cost of git, with "git diff-index --cached", which reads and hashes the
+// whole index. First with every object loose, then with HEAD's packed (the staged trees stay
+// loose, as git commit leaves them).
+func BenchmarkStagedChangesOf10000(b *testing.B) {
 	dir := repoOf10000(b)
 	git(b, dir, "commit", "-q", "-m", "base")
-	for i := range 10 {
-		writeFile(b, dir, fmt.Sprintf("dir%02d/file%02d.txt", i*10, i), fmt.Sprintf("changed %d\n", i))
+	stage := func(k int) {
+		git(b, dir, "reset", "-q", "--hard", "HEAD")
+		for i := range k {
+			writeFile(b, dir, fmt.Sprintf("dir%02d/file%02d.txt", i*100/k, i%100), fmt.Sprintf("changed %d of %d\n", i, k))
+		}
+		git(b, dir, "add", "-A")
+		git(b, dir, "write-tree") // what git commit does before prepare-commit-msg
 	}
-	git(b, dir, "add", "-A")
-	git(b, dir, "write-tree") // what git commit does before prepare-commit-msg
 	ctx := context.Background()
 	for _, layout := range []string{"loose", "packed"} {
 		if layout == "packed" {
 			git(b, dir, "repack", "-adq")
 			git(b, dir, "prune-packed")
-			git(b, dir, "write-tree") // repack leaves the index; keep its tree current
 		}
-		b.Run(layout+"/index-tree", func(b *testing.B) {
-			for b.Loop() {
-				b.StopTimer()
-				r, err := gitexec.Open(ctx, dir) // a fresh cache of trees, as in a hook
-				if err != nil {
-					b.Fatal(err)
+		for _, k := range []int{10, 100} {
+			stage(k)
+			b.Run(fmt.Sprintf("%s/k=%d/index-tree", layout, k), func(b *testing.B) {
+				for b.Loop() {
+					b.StopTimer()
+					r, err := gitexec.Open(ctx, dir) // a fresh cache of trees, as in a hook
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+					if got, err := r.StagedChanges(ctx); err != nil || len(got) != k {
+						b.Fatalf("StagedChanges = %d entries, %v", len(got), err)
+					}
+					b.StopTimer()
+					r.Close()
+					b.StartTimer()
 				}
-				b.StartTimer()
-				if got, err := r.StagedChanges(ctx); err != nil || len(got) != 10 {
-					b.Fatalf("StagedChanges = %d entries, %v", len(got), err)
+			})
+			b.Run(fmt.Sprintf("%s/k=%d/diff-index", layout, k), func(b *testing.B) {
+				for b.Loop() {
+					if out := git(b, dir, "diff-index", "--cached", "-r", "-z", "--raw", "--no-renames", "HEAD"); strings.Count(out, "\x00") != 2*k {
+						b.Fatalf("diff-index gave %q", out)
+					}
 				}
-				b.StopTimer()
-				r.Close()
-				b.StartTimer()
-			}
-		})
-		b.Run(layout+"/diff-index", func(b *testing.B) {
-			for b.Loop() {
-				if out := git(b, dir, "diff-index", "--cached", "-r", "-z", "--raw", "--no-renames", "HEAD"); strings.Count(out, "\x00") != 20 {
-					b.Fatalf("diff-index gave %q", out)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 

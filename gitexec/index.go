@@ -17,14 +17,18 @@ import (
 // leaves the question to "git diff-index".
 
 // indexTree returns the root tree recorded in the index at path, when its cache-tree
-// extension holds a valid root entry.
-func indexTree(path string, hexLen int) (OID, bool) {
+// extension holds a valid root entry, and the number of entries in the index.
+func indexTree(path string, hexLen int) (OID, int, bool) {
 	data, release, err := mapFile(path)
 	if err != nil {
-		return "", false
+		return "", 0, false
 	}
 	defer release()
-	return parseIndexTree(data, hexLen/2) // the id is copied out as hex
+	tree, ok := parseIndexTree(data, hexLen/2) // the id is copied out as hex
+	if !ok {
+		return "", 0, false
+	}
+	return tree, int(binary.BigEndian.Uint32(data[8:12])), true
 }
 
 // parseIndexTree finds the cache-tree root of an index file (gitformat-index(5)) whose ids

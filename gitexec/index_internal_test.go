@@ -2,6 +2,7 @@ package gitexec
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,7 +106,7 @@ func TestIndexTreeMatchesDiffIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		head := strings.TrimSpace(string(headData))
-		tree, ok := indexTree(idx, 40)
+		tree, _, ok := indexTree(idx, 40)
 		if c.mustTree && !ok {
 			t.Errorf("%s: no valid cache-tree root in the hook's index", c.name)
 		}
@@ -174,6 +175,54 @@ func TestStagedChangesWithoutProcess(t *testing.T) {
 		if want := []string{"A a/new", "M a/one"}; err != nil || !slices.Equal(summary(got), want) {
 			t.Errorf("%s: StagedChanges without git = %v, %v; want %v", wt, summary(got), err, want)
 		}
+	}
+}
+
+// A change spread over more directories than the walk's budget goes to diff-index, which reads
+// only HEAD's side: with git unable to start StagedChanges then fails, and with git it gives
+// diff-index's answer. Within the budget no process starts.
+func TestStagedChangesBudget(t *testing.T) {
+	dir, _, run := indexRepo(t)
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("d%02d/f", i)] = "1\n"
+	}
+	writeFiles(t, dir, files)
+	run("", "add", "-A")
+	run("", "commit", "-q", "-m", "first")
+	if budget := stagedWalkBudget(len(files)); budget >= 2*len(files) {
+		t.Fatalf("budget %d would walk all %d directories", budget, len(files))
+	}
+	stagedWithout := func(k int) ([]DiffEntry, error) {
+		t.Helper()
+		for i := range k {
+			writeFiles(t, dir, map[string]string{fmt.Sprintf("d%02d/f", i): fmt.Sprintf("changed %d\n", k)})
+		}
+		run("", "add", "-A")
+		run("", "write-tree")
+		r, err := Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		path := os.Getenv("PATH")
+		t.Setenv("PATH", t.TempDir())
+		defer t.Setenv("PATH", path)
+		return r.StagedChanges(context.Background())
+	}
+	if got, err := stagedWithout(3); err != nil || len(got) != 3 {
+		t.Fatalf("3 directories without git: %d entries, %v", len(got), err)
+	}
+	if got, err := stagedWithout(len(files)); err == nil {
+		t.Fatalf("%d directories were walked without git (%d entries): the budget did not stop the walk", len(files), len(got))
+	}
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got, err := r.StagedChanges(context.Background()); err != nil || len(got) != len(files) {
+		t.Fatalf("StagedChanges over the budget = %d entries, %v; want %d", len(got), err, len(files))
 	}
 }
 
@@ -257,7 +306,7 @@ func TestIndexTreeSHA256(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"a/one": "1\n", "b": "2\n"})
 	run("", "add", "-A")
 	tree := run("", "write-tree")
-	got, ok := indexTree(filepath.Join(dir, ".git", "index"), 64)
+	got, _, ok := indexTree(filepath.Join(dir, ".git", "index"), 64)
 	if !ok || string(got) != tree {
 		t.Errorf("indexTree = %s, %v; want %s", got, ok, tree)
 	}

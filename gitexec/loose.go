@@ -136,6 +136,16 @@ func (r *Repo) looseTreeOf(obj object) (object, bool) {
 // isFullID reports whether s is a full lowercase hex object id of this repository.
 func (r *Repo) isFullID(s string) bool { return isLowerHexID(s, r.hexLen) }
 
+// looseReaders keeps the inflate state (a 32 KiB window and Huffman tables) and the read buffer
+// of loose reads for the next one: a hook reads up to hundreds of trees, and a new zlib reader
+// for each allocated about 60 KB, most of it fresh memory the kernel had to fault in.
+var looseReaders sync.Pool // of *looseReader
+
+type looseReader struct {
+	buf *bufio.Reader
+	zr  io.ReadCloser // a zlib.Resetter; nil until the first good stream
+}
+
 // readLoose reads object id from its loose file: "<type> <size>\0<content>", deflated.
 func (r *Repo) readLoose(id string) (object, bool) {
 	f, err := os.Open(filepath.Join(r.CommonDir, "objects", id[:2], id[2:]))
@@ -143,10 +153,23 @@ func (r *Repo) readLoose(id string) (object, bool) {
 		return object{}, false
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(bufio.NewReaderSize(f, 8<<10))
+	lr, _ := looseReaders.Get().(*looseReader)
+	if lr == nil {
+		lr = &looseReader{buf: bufio.NewReaderSize(f, 8<<10)}
+	} else {
+		lr.buf.Reset(f)
+	}
+	defer looseReaders.Put(lr)
+	if lr.zr == nil {
+		lr.zr, err = zlib.NewReader(lr.buf)
+	} else {
+		err = lr.zr.(zlib.Resetter).Reset(lr.buf, nil)
+	}
 	if err != nil {
+		lr.zr = nil // a reader whose Reset failed is not reused
 		return object{}, false
 	}
+	zr := lr.zr
 	var head [64]byte
 	n, err := io.ReadFull(zr, head[:])
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {

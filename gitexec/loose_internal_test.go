@@ -3,6 +3,7 @@ package gitexec
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,60 @@ func TestLooseReadsMatchCatFile(t *testing.T) {
 	}
 	if objs, found, err := r.readObjectsOnce(context.Background(), []string{commit}); err != nil || !found[0] || objs[0].typ != "commit" {
 		t.Errorf("packed commit through cat-file: %v %v", found, err)
+	}
+}
+
+// A batch large enough to be read on every processor gives, in order, what reading each name
+// alone gives: loose and packed objects, paths, names repeated, and names of nothing.
+func TestReadObjectsBatchMatchesSingleReads(t *testing.T) {
+	dir, run := looseRepo(t)
+	files := map[string]string{}
+	for i := range 3 * minParallelReads {
+		files[fmt.Sprintf("p%02d/f.txt", i)] = fmt.Sprintf("packed %d\n", i)
+	}
+	writeFiles(t, dir, files)
+	run("", "add", "-A")
+	run("", "commit", "-q", "-m", "packed")
+	packed := run("", "rev-parse", "HEAD")
+	run("", "repack", "-adq")
+	run("", "prune-packed")
+	for name := range files {
+		files[name] = "loose " + name + "\n"
+	}
+	writeFiles(t, dir, files)
+	run("", "commit", "-q", "-a", "-m", "loose")
+	loose := run("", "rev-parse", "HEAD")
+	var revs []string
+	for i := range 3 * minParallelReads {
+		for _, c := range []string{packed, loose} {
+			revs = append(revs, run("", "rev-parse", fmt.Sprintf("%s:p%02d", c, i)), fmt.Sprintf("%s:p%02d/f.txt", c, i))
+		}
+		revs = append(revs, fmt.Sprintf("%s:p%02d/missing", loose, i))
+	}
+	revs = append(revs, revs[:minParallelReads]...)
+	ctx := context.Background()
+	alone, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	batch, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer batch.Close()
+	objs, found, err := batch.readObjectsOnce(ctx, revs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rev := range revs {
+		want, wantFound, err := alone.readObjectsOnce(ctx, []string{rev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found[i] != wantFound[0] || objs[i].oid != want[0].oid || objs[i].typ != want[0].typ || !bytes.Equal(objs[i].data, want[0].data) {
+			t.Errorf("%s: batch gave %s %s (%v), alone %s %s (%v)", rev, objs[i].typ, objs[i].oid, found[i], want[0].typ, want[0].oid, wantFound[0])
+		}
 	}
 }
 
