@@ -276,6 +276,9 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: at.Sequencer, Branch: at.Branch}
 	var diff []gitexec.DiffEntry
 	if id != "" && !base.Sequencer {
+		// The record's commits get the author and committer commit-tree would give them
+		// here, in the pack of their trees: one git process fewer.
+		en.Repo.AdoptIdentity(ctx, head)
 		if diff, err = en.commitDiff(ctx, string(head)); err != nil {
 			return err
 		}

@@ -24,7 +24,8 @@ type TreeChange struct {
 //
 // It costs O(changed paths), not O(repository): it reads only the
 // directories on the changed paths through the cat-file process and writes
-// the new trees, serialized here, through one "git hash-object -t tree".
+// the new trees, serialized here, in one pack with the deferred blobs
+// (writeObjects: one "git unpack-objects").
 //
 // Deletes apply before additions, so deleting "a" and adding "a/b" turns
 // the file a into a directory, and deleting "a/b" while adding "a" turns the
@@ -40,54 +41,62 @@ func (r *Repo) BuildTree(ctx context.Context, base OID, changes []TreeChange) (O
 // buildTree is BuildTree; named, when not nil, gets the new root's id once it is computed,
 // before the trees are written.
 func (r *Repo) buildTree(ctx context.Context, base OID, changes []TreeChange, named func(OID)) (OID, error) {
-	// The blobs deferred so far are what these trees name: their write starts now, beside
-	// the tree reads and writes (hash-object does not look for what a tree names) and the
-	// commit-tree that follows.
-	r.startFlush(ctx)
+	b, oid, err := r.buildTreeHeld(ctx, base, changes)
+	if err != nil {
+		return "", err
+	}
+	if named != nil && len(b.pending) > 0 {
+		named(oid)
+	}
+	if err := b.flush(ctx); err != nil {
+		return "", fmt.Errorf("build tree: %w", err)
+	}
+	return oid, nil
+}
+
+// buildTreeHeld computes the new trees of BuildTree and returns them unwritten, for flush (or
+// for a commit to join them first).
+func (r *Repo) buildTreeHeld(ctx context.Context, base OID, changes []TreeChange) (*treeBuild, OID, error) {
 	root, err := r.changeTree(changes)
 	if err != nil {
-		return "", fmt.Errorf("build tree: %w", err)
+		return nil, "", fmt.Errorf("build tree: %w", err)
 	}
 	var baseTree OID
 	var entries []TreeEntry
 	if base != "" {
 		id, es, ok, err := r.readTree(ctx, string(base))
 		if err != nil {
-			return "", fmt.Errorf("build tree: %w", err)
+			return nil, "", fmt.Errorf("build tree: %w", err)
 		}
 		if !ok {
-			return "", fmt.Errorf("build tree: base %s does not exist", base)
+			return nil, "", fmt.Errorf("build tree: base %s does not exist", base)
 		}
 		baseTree, entries = id, es
 	}
 	b := &treeBuild{r: r}
 	if err := b.prefetch(ctx, entries, root); err != nil {
-		return "", fmt.Errorf("build tree: %w", err)
+		return nil, "", fmt.Errorf("build tree: %w", err)
 	}
 	oid, empty, err := b.dir(ctx, baseTree, entries, root)
-	if err == nil {
-		if named != nil && !empty {
-			named(oid)
-		}
-		err = b.flush(ctx)
-	}
 	if err != nil {
-		return "", fmt.Errorf("build tree: %w", err)
+		return nil, "", fmt.Errorf("build tree: %w", err)
 	}
 	if empty {
-		return r.EmptyTree(ctx)
+		oid = r.objectID("tree", nil)
+		b.pending, b.ids = append(b.pending, []byte{}), append(b.ids, oid)
 	}
-	return oid, nil
+	return b, oid, nil
 }
 
 // treeBuild is one BuildTree: the new trees it has named (serialized, their ids computed as
 // git computes them) and not yet written; the base trees it reads stay in the Repo's cache of
-// parsed trees. All of them are written by one hash-object at the end, and git's ids are
-// checked against the computed ones.
+// parsed trees. All of them are written at the end, with the blobs deferred until then (and
+// the commit of them, in BuildCommit with an adopted identity), by one unpack-objects.
 type treeBuild struct {
 	r       *Repo
 	pending [][]byte
 	ids     []OID
+	commit  bool // the last of pending is a commit of the others
 }
 
 // prefetch reads, one depth at a time and each depth in one round trip, every base tree the
@@ -129,17 +138,23 @@ func (b *treeBuild) prefetch(ctx context.Context, entries []TreeEntry, n *change
 	return nil
 }
 
-// flush writes the pending trees, children before parents, in one round trip.
+// flush writes the deferred blobs, the pending trees and the commit of them, if any, in one
+// pack.
 func (b *treeBuild) flush(ctx context.Context) error {
-	if len(b.pending) == 0 {
+	blobs, _ := b.r.takeDeferred()
+	if len(blobs) == 0 && len(b.pending) == 0 {
 		return nil
 	}
-	got, err := b.r.writeTrees(ctx, b.pending, b.ids)
-	if err != nil {
-		return err
+	objs := blobObjects(blobs)
+	for i, body := range b.pending {
+		typ := "tree"
+		if b.commit && i == len(b.pending)-1 {
+			typ = "commit"
+		}
+		objs = append(objs, packObject{typ, body})
 	}
-	for _, id := range got {
-		b.r.noteTree(id)
+	if _, err := b.r.writeObjects(ctx, objs); err != nil {
+		return fmt.Errorf("write trees: %w", err)
 	}
 	return nil
 }
@@ -147,11 +162,10 @@ func (b *treeBuild) flush(ctx context.Context) error {
 // EmptyTree writes the empty tree (so it exists like any other object) and
 // returns its id for this repository's hash algorithm.
 func (r *Repo) EmptyTree(ctx context.Context) (OID, error) {
-	ids, err := r.writeTrees(ctx, [][]byte{{}}, []OID{r.objectID("tree", nil)})
+	ids, err := r.writeObjects(ctx, []packObject{{"tree", nil}})
 	if err != nil {
 		return "", fmt.Errorf("write empty tree: %w", err)
 	}
-	r.noteTree(ids[0])
 	return ids[0], nil
 }
 
@@ -325,19 +339,4 @@ func treeBody(entries []TreeEntry) ([]byte, error) {
 		body.Write(raw)
 	}
 	return body.Bytes(), nil
-}
-
-// writeTrees writes serialized trees with one hash-object and returns git's ids, which must
-// be the ones computed (want): a difference means the serialization here is wrong.
-func (r *Repo) writeTrees(ctx context.Context, bodies [][]byte, want []OID) ([]OID, error) {
-	got, err := r.writeObjects(ctx, writeTreesArgs, bodies)
-	if err != nil {
-		return nil, fmt.Errorf("write trees: %w", err)
-	}
-	for i, id := range got {
-		if id != want[i] {
-			return nil, fmt.Errorf("write trees: git wrote tree %d as %s, computed %s", i, id, want[i])
-		}
-	}
-	return got, nil
 }

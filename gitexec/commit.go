@@ -1,6 +1,7 @@
 package gitexec
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -20,6 +21,18 @@ const (
 // commit is never signed, whatever commit.gpgSign says: a hook must not wait
 // on a passphrase prompt.
 func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message string) (OID, error) {
+	if r.ident != nil {
+		body, err := r.commitBody(tree, parents, message)
+		if err != nil {
+			return "", fmt.Errorf("commit tree: %w", err)
+		}
+		blobs, _ := r.takeDeferred()
+		oids, err := r.writeObjects(ctx, append(blobObjects(blobs), packObject{"commit", body}))
+		if err != nil {
+			return "", fmt.Errorf("commit tree: %w", err)
+		}
+		return oids[len(oids)-1], nil
+	}
 	args, err := r.commitTreeArgs(tree, parents)
 	if err != nil {
 		return "", fmt.Errorf("commit tree: %w", err)
@@ -64,6 +77,9 @@ func (r *Repo) commitTreeArgs(tree OID, parents []OID) ([]string, error) {
 // (commit-tree reads its whole message before it looks for its tree). A tree equal to unless
 // (the tree of the commit it would follow, when set) is returned without a commit.
 func (r *Repo) BuildCommit(ctx context.Context, base OID, changes []TreeChange, parents []OID, message string, unless OID) (tree, commit OID, err error) {
+	if r.ident != nil {
+		return r.buildCommitPacked(ctx, base, changes, parents, message, unless)
+	}
 	var early []string // the command line started ahead, if any
 	tree, err = r.buildTree(ctx, base, changes, func(root OID) {
 		if root == unless {
@@ -126,4 +142,89 @@ func (r *Repo) fallbackIdentity(ctx context.Context) ([]string, error) {
 		}
 	}
 	return env, nil
+}
+
+// identity is the author and committer lines of the commits this Repo writes (their values:
+// "Name <email> 1700000000 +0100").
+type identity struct {
+	author, committer string
+}
+
+// AdoptIdentity has the commits written from now on carry the author and committer lines of
+// commit, and go in the pack of their trees instead of through commit-tree, when those are
+// the lines commit-tree would write: in the hooks git commit runs, git exports the new
+// commit's author as GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL and GIT_AUTHOR_DATE, which commit-tree
+// would take, and the committer it found (config or environment) is what commit-tree would
+// find. Only the committer's time may differ: the commit's, where commit-tree takes the
+// clock's, a second later at most. It reports whether it adopted them; it does not when
+// the environment does not name commit's author, or commit has a header commit-tree would
+// not write the same (an encoding).
+func (r *Repo) AdoptIdentity(ctx context.Context, commit OID) bool {
+	obj, err := r.readCommit(ctx, string(commit))
+	if err != nil {
+		return false
+	}
+	header, _, _ := bytes.Cut(obj.data, []byte("\n\n"))
+	var id identity
+	for _, line := range strings.Split(string(header), "\n") {
+		key, val, _ := strings.Cut(line, " ")
+		switch key {
+		case "tree", "parent", "mergetag", "gpgsig", "gpgsig-sha256", "":
+			// "" continues a multi-line header (a signature) that commit-tree would not write
+		case "author":
+			id.author = val
+		case "committer":
+			id.committer = val
+		default:
+			return false
+		}
+	}
+	when := strings.LastIndexByte(id.author, '>')
+	if when < 0 || id.committer == "" {
+		return false
+	}
+	name, email, ok := strings.Cut(id.author[:when], " <")
+	if !ok || envValue(r.env, "GIT_AUTHOR_NAME") != name || envValue(r.env, "GIT_AUTHOR_EMAIL") != email ||
+		envValue(r.env, "GIT_AUTHOR_DATE") != "@"+strings.TrimSpace(id.author[when+1:]) {
+		return false
+	}
+	r.ident = &id
+	return true
+}
+
+// commitBody is the commit object commit-tree would write with the adopted identity.
+func (r *Repo) commitBody(tree OID, parents []OID, message string) ([]byte, error) {
+	args, err := r.commitTreeArgs(tree, parents) // checks the ids
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "tree %s\n", args[len(args)-1])
+	for _, p := range parents {
+		fmt.Fprintf(&b, "parent %s\n", p)
+	}
+	fmt.Fprintf(&b, "author %s\ncommitter %s\n\n%s", r.ident.author, r.ident.committer, message)
+	return b.Bytes(), nil
+}
+
+// buildCommitPacked is BuildCommit with an adopted identity: the deferred blobs, the new
+// trees and the commit go to git in one pack.
+func (r *Repo) buildCommitPacked(ctx context.Context, base OID, changes []TreeChange, parents []OID, message string, unless OID) (tree, commit OID, err error) {
+	b, tree, err := r.buildTreeHeld(ctx, base, changes)
+	if err != nil {
+		return "", "", err
+	}
+	if unless != "" && tree == unless {
+		return tree, "", b.flush(ctx)
+	}
+	body, err := r.commitBody(tree, parents, message)
+	if err != nil {
+		return "", "", fmt.Errorf("commit tree: %w", err)
+	}
+	b.pending, b.ids = append(b.pending, body), append(b.ids, r.objectID("commit", body))
+	b.commit = true
+	if err := b.flush(ctx); err != nil {
+		return "", "", err
+	}
+	return tree, b.ids[len(b.ids)-1], nil
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -127,31 +126,23 @@ func (r *Repo) fillOIDs(oids []OID, at []int, out []byte) error {
 
 // HashBlobs writes each of contents to the object database as a blob,
 // exactly as given (no filters), and returns their ids in order, with one
-// "git hash-object" however many there are.
+// git process however many there are (writeObjects).
 //
 // Blobs given to DeferBlobs before are written by the same process.
 func (r *Repo) HashBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
-	early, want := r.takeDeferred()
-	if len(early) == 0 {
-		return r.writeBlobs(ctx, contents)
-	}
+	early, _ := r.takeDeferred()
 	oids, err := r.writeBlobs(ctx, append(early, contents...))
 	if err != nil {
-		return nil, err
-	}
-	if err := checkDeferred(oids, want); err != nil {
 		return nil, err
 	}
 	return oids[len(early):], nil
 }
 
 // DeferBlobs returns the ids contents will have as blobs and queues their writing: the next
-// HashBlobs writes them in its own process, and BuildTree or CommitTree start writing them in
-// the background (trees and commits may name blobs that do not exist yet: mktree runs with
-// --missing, commit-tree checks only its tree). Any other git process (a ref update first), an
-// object read that misses and may lead to them, or Close waits until they are written, so git
-// never looks for one before it exists. A writer that would otherwise start hash-object twice
-// in a row starts it once.
+// HashBlobs, BuildTree or BuildCommit writes them in the same process as its own objects, and
+// commit-tree has them written beside it (it checks only its tree). Any other git process (a
+// ref update first), an object read that misses and may lead to them, or Close waits until
+// they are written, so git never looks for one before it exists.
 func (r *Repo) DeferBlobs(contents [][]byte) []OID {
 	oids := make([]OID, len(contents))
 	for i, c := range contents {
@@ -180,34 +171,22 @@ type deferredBlobs struct {
 	mu    sync.Mutex
 	blobs [][]byte
 	oids  []OID
-	trees []OID // written while they waited (see mayReachDeferred)
 	// writing is the write started beside a process that reads no blob, until waited for.
 	writing *blobWrite
 }
 
-// noteTree records a tree written while blobs are deferred: it may contain them.
-func (r *Repo) noteTree(oid OID) {
-	r.deferred.mu.Lock()
-	defer r.deferred.mu.Unlock()
-	if len(r.deferred.blobs) > 0 {
-		r.deferred.trees = append(r.deferred.trees, oid)
-	}
-}
-
 // mayReachDeferred reports whether a revision that git could not find may lead to a deferred
-// blob: it starts with a deferred blob's id or with a tree written since they were deferred.
-// Anything else was there before them and cannot name them.
+// blob: it starts with a deferred blob's id. Trees that name them are written with them, and
+// anything else was there before them and cannot name them.
 func (r *Repo) mayReachDeferred(rev string) bool {
 	r.deferred.mu.Lock()
 	defer r.deferred.mu.Unlock()
 	if r.deferred.writing != nil {
 		return true // a write under way may hold it
 	}
-	for _, ids := range [][]OID{r.deferred.oids, r.deferred.trees} {
-		for _, id := range ids {
-			if strings.HasPrefix(rev, string(id)) {
-				return true
-			}
+	for _, id := range r.deferred.oids {
+		if strings.HasPrefix(rev, string(id)) {
+			return true
 		}
 	}
 	return false
@@ -218,7 +197,7 @@ func (r *Repo) takeDeferred() ([][]byte, []OID) {
 	r.deferred.mu.Lock()
 	defer r.deferred.mu.Unlock()
 	blobs, oids := r.deferred.blobs, r.deferred.oids
-	r.deferred.blobs, r.deferred.oids, r.deferred.trees = nil, nil, nil
+	r.deferred.blobs, r.deferred.oids = nil, nil
 	return blobs, oids
 }
 
@@ -263,17 +242,13 @@ func (r *Repo) startFlush(ctx context.Context) {
 			return
 		}
 	}
-	blobs, want := r.deferred.blobs, r.deferred.oids
-	r.deferred.blobs, r.deferred.oids, r.deferred.trees = nil, nil, nil
+	blobs := r.deferred.blobs
+	r.deferred.blobs, r.deferred.oids = nil, nil
 	job := &blobWrite{done: make(chan struct{})}
 	r.deferred.writing = job
 	go func() {
 		defer close(job.done)
-		oids, err := r.writeBlobs(context.WithoutCancel(ctx), blobs)
-		if err == nil {
-			err = checkDeferred(oids, want)
-		}
-		if err != nil {
+		if _, err := r.writeBlobs(context.WithoutCancel(ctx), blobs); err != nil {
 			job.err = fmt.Errorf("write deferred blobs: %w", err)
 		}
 	}()
@@ -285,26 +260,13 @@ type blobWrite struct {
 	err  error // set before done closes
 }
 
-// checkDeferred compares the ids git gave the deferred blobs (the first of oids) with those
-// DeferBlobs computed.
-func checkDeferred(oids, want []OID) error {
-	for i, w := range want {
-		if oids[i] != w {
-			return fmt.Errorf("deferred blob %d: git wrote %s, expected %s", i, oids[i], w)
-		}
-	}
-	return nil
-}
-
-// Where the system names a process's open files /dev/fd/N, hash-object reads a small object
-// (a blob, or a tree: see writeTrees) from a pipe the child inherits: no temporary file is
-// created, written and removed for it, which costs about as much as the object itself on a
-// slow file system (BenchmarkWriteBlobs: a checkpoint's 8 small blobs take about two thirds
-// of the time). A large one (over
-// maxPipeBlob) goes through a temporary file, which git maps instead of reading it through a
-// pipe into a growing buffer (a 20 MB chunk: 10-15% faster than through a pipe), and so do
-// objects past maxPipeBlobs (two descriptors each: a Stop that changed 100 files at 10k files
-// writes about 100 trees).
+// Blobs too many bytes for one pack (maxPacked) go to hash-object. Where the system names a
+// process's open files /dev/fd/N, it reads a small one from a pipe the child inherits: no
+// temporary file is created, written and removed for it, which costs about as much as the
+// object itself on a slow file system. A large one (over maxPipeBlob) goes through a temporary
+// file, which git maps instead of reading it through a pipe into a growing buffer (a 20 MB
+// chunk: 10-15% faster than through a pipe), and so do blobs past maxPipeBlobs (two
+// descriptors each).
 var pipeBlobs = runtime.GOOS == "linux" || runtime.GOOS == "darwin" || runtime.GOOS == "freebsd"
 
 const (
@@ -326,33 +288,10 @@ func (r *Repo) hashEach(ctx context.Context, args []string, contents [][]byte) (
 			f.Close()
 		}
 	}()
-	// A writer started ahead (PrestartWrites) has its pipes already: the first small objects
-	// go through them. When more would then go through temporary files than it has pipes,
-	// a new process with a pipe for each starts instead.
-	ahead := r.ahead.take(args)
-	var spare []*os.File
-	if ahead != nil {
-		if pipeBlobs && smallObjects(contents) > 2*len(ahead.pipes) {
-			ahead.abandon()
-			ahead = nil
-		} else {
-			spare, ahead.pipes = ahead.pipes, nil
-		}
-	}
-	defer func() {
-		for _, f := range spare {
-			f.Close()
-		}
-	}()
 	var dir string
 	var in bytes.Buffer
 	for i, c := range contents {
-		if ahead != nil && len(c) <= maxPipeBlobSize && len(spare) > 0 {
-			fmt.Fprintf(&in, "/dev/fd/%d\n", 3+len(writes))
-			writes, pending, spare = append(writes, spare[0]), append(pending, c), spare[1:]
-			continue
-		}
-		if ahead == nil && pipeBlobs && len(c) <= maxPipeBlobSize && len(pipes) < maxPipeBlobs {
+		if pipeBlobs && len(c) <= maxPipeBlobSize && len(pipes) < maxPipeBlobs {
 			rd, wr, err := os.Pipe()
 			if err != nil {
 				return nil, classify(err)
@@ -391,77 +330,29 @@ func (r *Repo) hashEach(ctx context.Context, args []string, contents [][]byte) (
 		}
 		writes = nil
 	}
-	var out []byte
-	var err error
-	if ahead != nil {
-		started()
-		for _, f := range spare {
-			f.Close()
-		}
-		spare = nil
-		out, err = ahead.finish(ctx, in.Bytes())
-	} else {
-		out, err = r.git(ctx, call{stdin: &in, writesOnly: true, files: pipes, started: started}, args...)
-	}
+	out, err := r.git(ctx, call{stdin: &in, writesOnly: true, files: pipes, started: started}, args...)
 	wg.Wait()
 	return out, err
-}
-
-// smallObjects counts the objects of contents small enough for a pipe.
-func smallObjects(contents [][]byte) int {
-	n := 0
-	for _, c := range contents {
-		if len(c) <= maxPipeBlobSize {
-			n++
-		}
-	}
-	return n
 }
 
 // writeBlobsArgs write blobs as they are (no filters), named on stdin.
 var writeBlobsArgs = []string{"hash-object", "-w", "--no-filters", "--stdin-paths"}
 
-// blobPipes is how many pipes a blob writer started ahead gets: a checkpoint's small blobs.
-const blobPipes = 8
-
-// writeTreesArgs write trees serialized in Go (git checks their format, not that the objects
-// they name exist). git mktree would look every entry up to check its type: about 30 us per
-// entry when the objects are loose, most of a Stop's time in a repository fresh from "git
-// add".
-var writeTreesArgs = []string{"hash-object", "-t", "tree", "-w", "--stdin-paths"}
-
-// treePipes is how many pipes a tree writer started ahead gets: the trees of a Stop that
-// changed a few files in a few directories, or of a checkpoint. Each pipe slows the process's
-// start: with 24, a hook's other process starts stalled by up to 10 ms.
-const treePipes = 8
-
 // writeBlobs is HashBlobs without the deferred blobs.
 func (r *Repo) writeBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
-	oids, err := r.writeObjects(ctx, writeBlobsArgs, contents)
+	oids, err := r.writeObjects(ctx, blobObjects(contents))
 	if err != nil {
 		return nil, fmt.Errorf("hash blobs: %w", err)
 	}
 	return oids, nil
 }
 
-// writeObjects writes contents as objects with hash-object's args (a "--stdin-paths" command
-// line) and returns git's ids in order: one object alone, with no writer started ahead for
-// args, goes through "--stdin" instead.
-func (r *Repo) writeObjects(ctx context.Context, args []string, contents [][]byte) ([]OID, error) {
-	if len(contents) == 0 {
-		return []OID{}, nil
-	}
-	var out []byte
-	var err error
-	if len(contents) == 1 && !r.ahead.has(args) {
-		single := append(slices.Clone(args[:len(args)-1]), "--stdin")
-		out, err = r.git(ctx, call{stdin: bytes.NewReader(contents[0]), writesOnly: true}, single...)
-	} else {
-		// Several objects: one hash-object that reads each from a pipe or a file. (fast-import
-		// would also take them in one process, but it delta-compresses into a pack that git
-		// then unpacks: much slower for large transcripts.)
-		out, err = r.hashEach(ctx, args, contents)
-	}
+// hashObjects writes contents as blobs with one hash-object, each read from an inherited pipe
+// or a temporary file, and returns git's ids in order. (fast-import would also take them in
+// one process, but it delta-compresses into a pack that git then unpacks: much slower for
+// large transcripts.)
+func (r *Repo) hashObjects(ctx context.Context, contents [][]byte) ([]OID, error) {
+	out, err := r.hashEach(ctx, writeBlobsArgs, contents)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package gitexec
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -78,11 +79,13 @@ func (p *startedGit) finish(ctx context.Context, input []byte) ([]byte, error) {
 	_, werr := p.stdin.Write(input)
 	cerr := p.stdin.Close()
 	err := <-p.done
-	if err == nil && werr != nil {
-		err = werr
-	}
-	if err == nil && cerr != nil {
-		err = cerr
+	// A process that needs no end of input (unpack-objects stops at the pack's checksum) may
+	// exit between the write and the close, and Wait then closes the pipe first: its exit
+	// status is the verdict.
+	for _, e := range []error{werr, cerr} {
+		if err == nil && e != nil && !errors.Is(e, os.ErrClosed) {
+			err = e
+		}
 	}
 	if err != nil {
 		return p.stdout.Bytes(), classify(newError(ctx, p.args, p.stderr.String(), err))

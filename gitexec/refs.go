@@ -228,10 +228,7 @@ var updateRefArgs = []string{
 // checkpoint): git starts up while the caller reads and computes. A process left unused
 // ends at Close, having done nothing.
 func (r *Repo) PrestartWrites() {
-	if pipeBlobs {
-		r.ahead.start(r, writeBlobsArgs, blobPipes)
-		r.ahead.start(r, writeTreesArgs, treePipes)
-	}
+	r.ahead.start(r, unpackArgs, 0)
 	r.ahead.start(r, updateRefArgs, 0)
 }
 

@@ -34,6 +34,9 @@ type Repo struct {
 	// ResolveRef reads them without a process.
 	filesRefs bool
 	deferred  deferredBlobs // DeferBlobs' queue
+	// ident: the author and committer lines commit-tree would write, when AdoptIdentity
+	// learned them; commits are then written in the pack of their trees.
+	ident *identity
 }
 
 // Open finds the work tree containing dir with one "git rev-parse". It works

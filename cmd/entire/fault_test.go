@@ -34,7 +34,7 @@ var faultCrashSteps = []struct{ step, at string }{
 }
 
 // faultPlumbing are the git commands the wrapper counts and can fail: everything entire runs.
-const faultPlumbing = "rev-parse update-ref commit-tree hash-object cat-file for-each-ref diff-tree diff-index " +
+const faultPlumbing = "rev-parse update-ref commit-tree hash-object unpack-objects cat-file for-each-ref diff-tree diff-index " +
 	"status ls-tree ls-files read-tree write-tree update-index symbolic-ref config show log rev-list merge-base"
 
 type faultCase struct {
