@@ -35,6 +35,6 @@ func GitHookIdle(dir string) bool {
 	if !ok || head == "" {
 		return false
 	}
-	live, err := session.NewStore(commonDir).ListWhere(func(b session.Brief) bool { return b.Live(root, head) })
-	return err == nil && len(live) == 0
+	live, err := session.NewStore(commonDir).AnyWhere(func(b session.Brief) bool { return b.Live(root, head) })
+	return err == nil && !live
 }

@@ -207,6 +207,9 @@ func clonePending(in []Condense) []Condense {
 	out := make([]Condense, len(in))
 	for i, c := range in {
 		c.Commit.Files = cloneStrings(c.Commit.Files)
+		c.Commit.Diverged = cloneStrings(c.Commit.Diverged)
+		c.Commit.Settled = cloneStrings(c.Commit.Settled)
+		c.Commit.TurnEdited = cloneStrings(c.Commit.TurnEdited)
 		c.CarryForward = cloneStrings(c.CarryForward)
 		out[i] = c
 	}

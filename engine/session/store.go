@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -22,11 +24,53 @@ import (
 type Store struct {
 	Dir string
 	Log *slog.Logger // where a damaged journal set aside is reported; nil: nowhere
+	// memo keeps the states this process decoded; nil (a Store not made by NewStore): none.
+	memo *decodeMemo
 }
 
 // NewStore returns the store inside a git common directory.
 func NewStore(commonDir string) Store {
-	return Store{Dir: filepath.Join(commonDir, "entire-sessions")}
+	return Store{Dir: filepath.Join(commonDir, "entire-sessions"), memo: &decodeMemo{}}
+}
+
+// decodeMemo keeps, for each session, the last snapshot bytes this process decoded and the
+// state they hold. A hook reads the same snapshot several times (the sessions of the worktree,
+// the pending work, the session it opens), and decoding a long session's state, whose lists
+// of transcript chunks grow with the transcript, cost about 1 ms a time: a read of the same
+// bytes gets a copy of the state instead.
+type decodeMemo struct {
+	mu   sync.Mutex
+	byID map[string]memoEntry
+}
+
+type memoEntry struct {
+	raw   []byte
+	state State // never handed out: callers get clones
+}
+
+// decode is UnmarshalState of session id's snapshot bytes, through the memo.
+func (st Store) decode(id string, data []byte) (State, error) {
+	m := st.memo
+	if m == nil {
+		return UnmarshalState(data)
+	}
+	m.mu.Lock()
+	e, ok := m.byID[id]
+	m.mu.Unlock()
+	if ok && bytes.Equal(e.raw, data) {
+		return e.state.clone(), nil
+	}
+	s, err := UnmarshalState(data)
+	if err != nil {
+		return s, err
+	}
+	m.mu.Lock()
+	if m.byID == nil {
+		m.byID = map[string]memoEntry{}
+	}
+	m.byID[id] = memoEntry{raw: data, state: s.clone()}
+	m.mu.Unlock()
+	return s, nil
 }
 
 // JournalPath is the journal of a session.
@@ -99,7 +143,7 @@ func (st Store) open(id string) (*Session, error) {
 // journal (stale), so that Close rewrites it.
 func (st Store) load(j *journal.Journal, id string) (State, bool, error) {
 	if data, err := os.ReadFile(st.StatePath(id)); err == nil {
-		snap, err := UnmarshalState(data)
+		snap, err := st.decode(id, data)
 		r := snap.Recorder
 		if err == nil && r.JournalOffset <= j.Size() && r.JournalSeq <= j.LastSeq() &&
 			(r.JournalSeq > 0 || r.JournalOffset == 0) {
@@ -366,7 +410,7 @@ func (st Store) IDs() ([]string, error) {
 // else a replay of the journal.
 func (st Store) Peek(id string) (State, error) {
 	if data, err := os.ReadFile(st.StatePath(id)); err == nil {
-		if s, err := UnmarshalState(data); err == nil {
+		if s, err := st.decode(id, data); err == nil {
 			return s, nil
 		}
 	}
@@ -424,11 +468,33 @@ func briefOf(data []byte) (Brief, bool) {
 // ListWhere returns the states of the sessions whose brief satisfies keep; the others are
 // not decoded. A session without a readable snapshot is rebuilt and then tested.
 func (st Store) ListWhere(keep func(Brief) bool) ([]State, error) {
+	var out []State
+	err := st.eachWhere(keep, true, func(s State) bool {
+		out = append(out, s)
+		return true
+	})
+	return out, err
+}
+
+// AnyWhere reports whether some session's brief satisfies keep, as ListWhere would list it,
+// without decoding any state but those whose snapshot has no readable brief.
+func (st Store) AnyWhere(keep func(Brief) bool) (bool, error) {
+	found := false
+	err := st.eachWhere(keep, false, func(State) bool {
+		found = true
+		return false
+	})
+	return found, err
+}
+
+// eachWhere gives yield, until it returns false, each session whose brief satisfies keep:
+// its state when decode is set, a zero State otherwise. A session without a readable
+// snapshot is rebuilt, then tested.
+func (st Store) eachWhere(keep func(Brief) bool, decode bool, yield func(State) bool) error {
 	ids, err := st.IDs()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []State
 	for _, id := range ids {
 		var s State
 		decoded := false
@@ -437,8 +503,14 @@ func (st Store) ListWhere(keep func(Brief) bool) ([]State, error) {
 				if b.SessionID = id; !keep(b) {
 					continue
 				}
+				if !decode {
+					if !yield(State{}) {
+						return nil
+					}
+					continue
+				}
 			}
-			s, err = UnmarshalState(data) // the bytes just read, not a second read
+			s, err = st.decode(id, data) // the bytes just read, not a second read
 			decoded = err == nil
 		}
 		if !decoded {
@@ -452,9 +524,9 @@ func (st Store) ListWhere(keep func(Brief) bool) ([]State, error) {
 		}
 		b := Brief{SessionID: id, WorktreePath: s.WorktreePath, Phase: string(s.Phase), BaseCommit: s.BaseCommit, HasWork: s.HasNewContent(),
 			Pending: len(Pending(s)) > 0, Prepared: s.Recorder.PreparedID != ""}
-		if keep(b) {
-			out = append(out, s)
+		if keep(b) && !yield(s) {
+			return nil
 		}
 	}
-	return out, nil
+	return nil
 }

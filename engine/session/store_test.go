@@ -530,3 +530,70 @@ func TestStoreCloseSkipsSnapshotAlreadyWritten(t *testing.T) {
 		t.Errorf("Peek = seq %d (%v), want %d", got.Recorder.JournalSeq, err, sess.State.Recorder.JournalSeq)
 	}
 }
+
+// AnyWhere answers as ListWhere does from the briefs, without decoding a state whose brief is
+// readable: a snapshot that fails to decode past its brief (no journal to rebuild it from)
+// still counts for AnyWhere, and ListWhere, which decodes, drops it. A snapshot without a
+// brief is rebuilt from its journal and tested, as ListWhere does.
+func TestStoreAnyWhere(t *testing.T) {
+	st := NewStore(t.TempDir())
+	if any, err := st.AnyWhere(func(Brief) bool { return true }); any || err != nil {
+		t.Fatalf("AnyWhere of an empty store = %v, %v", any, err)
+	}
+	a := record(t, st, "a", sessionBatches("a"))
+	isA := func(b Brief) bool { return b.SessionID == "a" }
+	none := func(Brief) bool { return false }
+	for _, tc := range []struct {
+		keep func(Brief) bool
+		want bool
+	}{{isA, true}, {none, false}} {
+		any, err := st.AnyWhere(tc.keep)
+		list, lerr := st.ListWhere(tc.keep)
+		if any != tc.want || err != nil || lerr != nil || (len(list) > 0) != tc.want {
+			t.Errorf("AnyWhere = %v %v, ListWhere = %d states %v; want %v", any, err, len(list), lerr, tc.want)
+		}
+	}
+	bad := `{"session_id":"b","worktree_path":"/w","phase":"idle","last_checkpoint_id":"not-an-id"}`
+	if err := os.WriteFile(st.StatePath("b"), []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	isB := func(b Brief) bool { return b.SessionID == "b" }
+	if any, err := st.AnyWhere(isB); !any || err != nil {
+		t.Errorf("AnyWhere decoded the state past its brief: %v, %v", any, err)
+	}
+	if list, err := st.ListWhere(isB); len(list) != 0 || err != nil {
+		t.Errorf("ListWhere kept an undecodable state: %v, %v", list, err)
+	}
+	if err := os.WriteFile(st.StatePath("a"), []byte("garbage"), 0o600); err != nil { // no brief
+		t.Fatal(err)
+	}
+	if any, err := st.AnyWhere(func(b Brief) bool { return b.SessionID == "a" && b.WorktreePath == a.WorktreePath }); !any || err != nil {
+		t.Errorf("AnyWhere of a snapshot without a brief, rebuilt from its journal = %v, %v", any, err)
+	}
+}
+
+// A state read twice from the same snapshot bytes comes from the memo of decoded states:
+// what a caller does to the first copy does not reach the second, and new bytes are decoded
+// anew.
+func TestStoreDecodeMemoHandsOutCopies(t *testing.T) {
+	st := NewStore(t.TempDir())
+	want := record(t, st, "a", sessionBatches("a"))
+	first, err := st.Peek("a")
+	if err != nil || len(first.FilesTouched) == 0 {
+		t.Fatalf("Peek = %v, %v (want files touched)", first.FilesTouched, err)
+	}
+	first.FilesTouched[0] = "changed by a caller"
+	first.Recorder.Prompts = append(first.Recorder.Prompts[:0], "changed")
+	listed, err := st.ListWhere(func(Brief) bool { return true })
+	if err != nil || len(listed) != 1 || !bytes.Equal(marshal(t, listed[0]), marshal(t, want)) {
+		t.Fatalf("ListWhere after a caller changed its copy = %v:\n%s\nwant:\n%s", err, marshal(t, listed[0]), marshal(t, want))
+	}
+	next := want
+	next.CheckpointCount = want.CheckpointCount + 5
+	if err := st.WriteSnapshot(next); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Peek("a"); err != nil || got.CheckpointCount != next.CheckpointCount {
+		t.Errorf("Peek after a new snapshot = %d, %v; want %d", got.CheckpointCount, err, next.CheckpointCount)
+	}
+}
