@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // target is what a step must achieve against its floor. The zero target is informational.
@@ -14,7 +16,11 @@ type target struct {
 func (t target) String() string {
 	switch {
 	case t.maxRatio > 0:
-		return fmt.Sprintf("≤ %.1f×", t.maxRatio)
+		r := strconv.FormatFloat(t.maxRatio, 'f', -1, 64) // 1.15 stays 1.15; %.1f printed 1.1
+		if !strings.Contains(r, ".") {
+			r += ".0"
+		}
+		return "≤ " + r + "×"
 	case t.maxDelta > 0:
 		return fmt.Sprintf("< +%.0f ms", t.maxDelta)
 	}
