@@ -6,21 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
-
-// gitOut runs git in dir and returns its trimmed output, failing the test on an error.
-func gitOut(t *testing.T, dir string, stdin []byte, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %v: %v", args, err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // Every kind of object written through a pack gets the id git gives it and reads back as
 // written: an empty blob, one spanning several stored deflate blocks, a tree naming them and a
@@ -29,6 +16,7 @@ func TestWriteObjectsMatchesGit(t *testing.T) {
 	r, head := internalRepo(t)
 	defer r.Close()
 	ctx := context.Background()
+	run := gitRunner(t, r.TopLevel)
 	small, empty := []byte("small\n"), []byte{}
 	multi := bytes.Repeat([]byte("0123456789abcdef"), 3*maxStored/16+7) // 3 blocks and a part
 	tree, err := treeBody([]TreeEntry{
@@ -47,19 +35,17 @@ func TestWriteObjectsMatchesGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, o := range objs {
-		if want := gitOut(t, r.TopLevel, o.data, "hash-object", "-t", o.typ, "--stdin"); string(oids[i]) != want {
+		if want := run(string(o.data), "hash-object", "-t", o.typ, "--stdin"); string(oids[i]) != want {
 			t.Errorf("%s %d: id %s, git hash-object gives %s", o.typ, i, oids[i], want)
 		}
-		typ := gitOut(t, r.TopLevel, nil, "cat-file", "-t", string(oids[i]))
+		typ := run("", "cat-file", "-t", string(oids[i]))
 		content := exec.Command("git", "-C", r.TopLevel, "cat-file", typ, string(oids[i]))
 		got, err := content.Output()
 		if typ != o.typ || err != nil || !bytes.Equal(got, o.data) {
 			t.Errorf("%s %d reads back as a %s of %d bytes (%v), want %d bytes", o.typ, i, typ, len(got), err, len(o.data))
 		}
 	}
-	if out, err := exec.Command("git", "-C", r.TopLevel, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil {
-		t.Errorf("git fsck: %v\n%s", err, out)
-	}
+	fsckClean(t, r.TopLevel)
 }
 
 // Blobs over maxPacked bytes in all go to hash-object, beside the unpack-objects that writes
@@ -132,10 +118,11 @@ func TestAdoptIdentity(t *testing.T) {
 	for k, v := range hookEnv {
 		t.Setenv(k, v)
 	}
-	tree := gitOut(t, dir, nil, "rev-parse", string(head)+"^{tree}")
-	commit := OID(gitOut(t, dir, []byte("user commit\n"), "commit-tree", "-p", string(head), tree))
+	run := gitRunner(t, dir)
+	tree := run("", "rev-parse", string(head)+"^{tree}")
+	commit := OID(run("user commit\n", "commit-tree", "-p", string(head), tree))
 	odd := []byte("tree " + tree + "\nauthor Ann Author <ann@e> 1700000000 +0100\ncommitter Cy Committer <cy@e> 1700000050 -0200\nencoding ISO-8859-1\n\nm\n")
-	oddID := OID(gitOut(t, dir, odd, "hash-object", "-w", "-t", "commit", "--stdin"))
+	oddID := OID(run(string(odd), "hash-object", "-w", "-t", "commit", "--stdin"))
 	ctx := context.Background()
 
 	r, err := Open(ctx, dir)
@@ -149,7 +136,7 @@ func TestAdoptIdentity(t *testing.T) {
 	if !r.AdoptIdentity(ctx, commit) {
 		t.Fatal("AdoptIdentity in a hook's environment = false")
 	}
-	want := OID(gitOut(t, dir, []byte("record\n"), "commit-tree", "-p", string(commit), tree))
+	want := OID(run("record\n", "commit-tree", "-p", string(commit), tree))
 	got, err := r.CommitTree(ctx, OID(tree), []OID{commit}, "record\n")
 	if err != nil || got != want {
 		t.Errorf("CommitTree = %s %v, commit-tree gives %s", got, err, want)
@@ -160,12 +147,10 @@ func TestAdoptIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := OID(gitOut(t, dir, []byte("built\n"), "commit-tree", "-p", string(commit), string(newTree))); built != want {
+	if want := OID(run("built\n", "commit-tree", "-p", string(commit), string(newTree))); built != want {
 		t.Errorf("BuildCommit = %s, commit-tree gives %s", built, want)
 	}
-	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil {
-		t.Errorf("git fsck: %v\n%s", err, out)
-	}
+	fsckClean(t, dir)
 
 	t.Setenv("GIT_AUTHOR_NAME", "Someone Else") // not the commit's author: not git commit's hook
 	other, err := Open(ctx, dir)
@@ -175,5 +160,13 @@ func TestAdoptIdentity(t *testing.T) {
 	defer other.Close()
 	if other.AdoptIdentity(ctx, commit) {
 		t.Error("adopted an identity the environment does not name")
+	}
+}
+
+// fsckClean fails the test when git fsck --strict finds anything wrong in dir's objects.
+func fsckClean(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
 	}
 }
