@@ -13,8 +13,8 @@ import (
 	"sync"
 )
 
-// Objects whose content is computed here (blobs of a checkpoint, trees) are written by one
-// "git unpack-objects", whatever their types: each git process costs a hook about 4 ms of
+// Objects whose content is computed here (a checkpoint's blobs, trees, and in post-commit the
+// record's commit: AdoptIdentity) are written by one "git unpack-objects", whatever their types: each git process costs a hook about 4 ms of
 // processor time (loading, reading config), a large part of a commit's on a small machine, and
 // hash-object takes one type per process. The pack handed to it is not compressed (its
 // deflate streams are stored blocks): unpack-objects inflates it at the speed of a copy and
