@@ -48,7 +48,7 @@ func (r *Repo) buildTree(ctx context.Context, base OID, changes []TreeChange, na
 	if named != nil && len(b.pending) > 0 {
 		named(oid)
 	}
-	if err := b.flush(ctx); err != nil {
+	if _, err := b.flush(ctx); err != nil {
 		return "", fmt.Errorf("build tree: %w", err)
 	}
 	return oid, nil
@@ -83,7 +83,7 @@ func (r *Repo) buildTreeHeld(ctx context.Context, base OID, changes []TreeChange
 	}
 	if empty {
 		oid = r.objectID("tree", nil)
-		b.pending, b.ids = append(b.pending, []byte{}), append(b.ids, oid)
+		b.pending = append(b.pending, packObject{"tree", nil})
 	}
 	return b, oid, nil
 }
@@ -94,9 +94,7 @@ func (r *Repo) buildTreeHeld(ctx context.Context, base OID, changes []TreeChange
 // the commit of them, in BuildCommit with an adopted identity), by one unpack-objects.
 type treeBuild struct {
 	r       *Repo
-	pending [][]byte
-	ids     []OID
-	commit  bool // the last of pending is a commit of the others
+	pending []packObject // trees, children before parents; then the commit of them, if any
 }
 
 // prefetch reads, one depth at a time and each depth in one round trip, every base tree the
@@ -139,24 +137,17 @@ func (b *treeBuild) prefetch(ctx context.Context, entries []TreeEntry, n *change
 }
 
 // flush writes the deferred blobs, the pending trees and the commit of them, if any, in one
-// pack.
-func (b *treeBuild) flush(ctx context.Context) error {
-	blobs, _ := b.r.takeDeferred()
+// pack, and returns the ids of the pending objects.
+func (b *treeBuild) flush(ctx context.Context) ([]OID, error) {
+	blobs := b.r.takeDeferred()
 	if len(blobs) == 0 && len(b.pending) == 0 {
-		return nil
+		return nil, nil
 	}
-	objs := blobObjects(blobs)
-	for i, body := range b.pending {
-		typ := "tree"
-		if b.commit && i == len(b.pending)-1 {
-			typ = "commit"
-		}
-		objs = append(objs, packObject{typ, body})
+	oids, err := b.r.writeObjects(ctx, append(blobObjects(blobs), b.pending...))
+	if err != nil {
+		return nil, fmt.Errorf("write trees: %w", err)
 	}
-	if _, err := b.r.writeObjects(ctx, objs); err != nil {
-		return fmt.Errorf("write trees: %w", err)
-	}
-	return nil
+	return oids[len(blobs):], nil
 }
 
 // EmptyTree writes the empty tree (so it exists like any other object) and
@@ -311,9 +302,8 @@ func (b *treeBuild) dir(ctx context.Context, base OID, entries []TreeEntry, n *c
 	if err != nil {
 		return "", false, err
 	}
-	oid := b.r.objectID("tree", body)
-	b.pending, b.ids = append(b.pending, body), append(b.ids, oid)
-	return oid, false, nil
+	b.pending = append(b.pending, packObject{"tree", body})
+	return b.r.objectID("tree", body), false, nil
 }
 
 // treeBody serializes a tree as git does: in git's tree order (a tree sorts as its name

@@ -26,7 +26,7 @@ func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message 
 		if err != nil {
 			return "", fmt.Errorf("commit tree: %w", err)
 		}
-		blobs, _ := r.takeDeferred()
+		blobs := r.takeDeferred()
 		oids, err := r.writeObjects(ctx, append(blobObjects(blobs), packObject{"commit", body}))
 		if err != nil {
 			return "", fmt.Errorf("commit tree: %w", err)
@@ -215,16 +215,17 @@ func (r *Repo) buildCommitPacked(ctx context.Context, base OID, changes []TreeCh
 		return "", "", err
 	}
 	if unless != "" && tree == unless {
-		return tree, "", b.flush(ctx)
+		_, err := b.flush(ctx)
+		return tree, "", err
 	}
 	body, err := r.commitBody(tree, parents, message)
 	if err != nil {
 		return "", "", fmt.Errorf("commit tree: %w", err)
 	}
-	b.pending, b.ids = append(b.pending, body), append(b.ids, r.objectID("commit", body))
-	b.commit = true
-	if err := b.flush(ctx); err != nil {
+	b.pending = append(b.pending, packObject{"commit", body})
+	oids, err := b.flush(ctx)
+	if err != nil {
 		return "", "", err
 	}
-	return tree, b.ids[len(b.ids)-1], nil
+	return tree, oids[len(oids)-1], nil
 }

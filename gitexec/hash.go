@@ -130,7 +130,7 @@ func (r *Repo) fillOIDs(oids []OID, at []int, out []byte) error {
 //
 // Blobs given to DeferBlobs before are written by the same process.
 func (r *Repo) HashBlobs(ctx context.Context, contents [][]byte) ([]OID, error) {
-	early, _ := r.takeDeferred()
+	early := r.takeDeferred()
 	oids, err := r.writeBlobs(ctx, append(early, contents...))
 	if err != nil {
 		return nil, err
@@ -192,13 +192,13 @@ func (r *Repo) mayReachDeferred(rev string) bool {
 	return false
 }
 
-// takeDeferred empties the queue of deferred blobs and returns it.
-func (r *Repo) takeDeferred() ([][]byte, []OID) {
+// takeDeferred empties the queue of deferred blobs and returns their contents.
+func (r *Repo) takeDeferred() [][]byte {
 	r.deferred.mu.Lock()
 	defer r.deferred.mu.Unlock()
-	blobs, oids := r.deferred.blobs, r.deferred.oids
+	blobs := r.deferred.blobs
 	r.deferred.blobs, r.deferred.oids = nil, nil
-	return blobs, oids
+	return blobs
 }
 
 // flushDeferred writes the deferred blobs, if any, and waits for a write started beside an
