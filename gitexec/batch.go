@@ -70,21 +70,6 @@ func (b *batchProc) do(ctx context.Context, r *Repo, fn func(w *bufio.Writer, rd
 	return nil
 }
 
-// prestart starts the process in the background, so that git's own start-up overlaps the
-// caller's work instead of delaying its first request.
-func (b *batchProc) prestart(r *Repo) {
-	go func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.closed || b.p != nil {
-			return
-		}
-		if p, err := startBatch(r, b.args); err == nil {
-			b.p = p
-		} // else the first request starts it and reports the failure
-	}()
-}
-
 // isClosed reports whether close was called.
 func (b *batchProc) isClosed() bool {
 	b.mu.Lock()

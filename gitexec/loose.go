@@ -16,8 +16,9 @@ import (
 // Objects a hook reads first were most often just written by git as loose files: the commit
 // post-commit runs for, the trees that commit changed, the record's last checkpoint. Read
 // from their files they need no cat-file round trip, and the hook's first reads do not wait
-// for cat-file to start (a few milliseconds). Anything else (a packed object, a large blob, a
-// name that is not a plain id) goes to cat-file, which gives the same bytes: an object's
+// for cat-file to start (a few milliseconds). Packed objects are read from the packs
+// (packread.go). Anything else (a large blob, an object in no pack listed at the first read,
+// a name that is not a plain id) goes to cat-file, which gives the same bytes: an object's
 // content is fixed by its id, except where a replacement ref (git replace) stands in for it,
 // and then every read goes to cat-file.
 
@@ -57,10 +58,10 @@ func noReplaceRefs(commonDir string) bool {
 	return !bytes.Contains(packed, []byte(" refs/replace/"))
 }
 
-// readLooseRev answers rev from loose files (and the trees and commits already read) when it
+// readLooseRev answers rev from loose files and packs (and the trees and commits already read) when it
 // is an object id, alone or followed by "^{tree}" or ":<path>": found reports whether rev
-// names an object, and sure=false, when the files cannot tell (a packed object, a large blob,
-// another kind of name), sends rev to cat-file.
+// names an object, and sure=false, when the files cannot tell (a large blob, an object in no
+// file read here, another kind of name), sends rev to cat-file.
 func (r *Repo) readLooseRev(rev string) (obj object, found, sure bool) {
 	if len(rev) < r.hexLen || !r.isFullID(rev[:r.hexLen]) || !r.looseAllowed() {
 		return object{}, false, false
@@ -106,12 +107,15 @@ func (r *Repo) readLooseRev(rev string) (obj object, found, sure bool) {
 	return obj, true, true
 }
 
-// knownObject is object id from the cache of objects read, or from its loose file.
+// knownObject is object id from the cache of objects read, or from its loose file or a pack.
 func (r *Repo) knownObject(id string) (object, bool) {
 	if obj, ok := r.objects.get(id); ok {
 		return obj, true
 	}
 	obj, ok := r.readLoose(id)
+	if !ok {
+		obj, ok = r.readPacked(id)
+	}
 	if ok {
 		r.objects.put(r.hexLen, id, obj)
 	}

@@ -78,11 +78,11 @@ func TestLooseReadsMatchCatFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, _, sure := r.readLooseRev(commit); sure {
-		t.Error("a packed commit was read from a loose file")
+	if obj, ok, sure := r.readLooseRev(commit + ":d/e/f.txt"); !sure || !ok || string(obj.data) != "deep\n" {
+		t.Errorf("a path through packed trees: %q %v %v", obj.data, ok, sure)
 	}
-	if objs, found, err := r.readObjectsOnce(context.Background(), []string{commit}); err != nil || !found[0] || objs[0].typ != "commit" {
-		t.Errorf("packed commit through cat-file: %v %v", found, err)
+	if _, _, sure := r.readLooseRev(commit + ":big.bin"); sure {
+		t.Error("a packed blob over the limit was read from its pack")
 	}
 }
 

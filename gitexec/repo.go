@@ -27,6 +27,7 @@ type Repo struct {
 	cat        batchProc
 	objects    objectCache // trees and commits read, by names that cannot change
 	loose      looseState  // whether loose objects are read from their files (loose.go)
+	packs      packSet     // packed objects read from the pack files (packread.go)
 	ahead      prestarted  // processes started before their input is known (PrestartWrites)
 	headAtOpen OID         // HEAD when opened; "" on an unborn branch
 	// filesRefs: opened from its files (openFromFiles), so refs are loose files and
@@ -281,18 +282,14 @@ func cleanPath(p string) string {
 	return filepath.Clean(filepath.FromSlash(p))
 }
 
-// PrestartReads starts the object reader now, in the background, for a caller that will
-// read objects soon: git starts up while the caller works.
-func (r *Repo) PrestartReads() {
-	r.cat.prestart(r)
-}
-
 // Close ends the long-lived git processes. It is safe to call more than
 // once; batch operations (object reads, tree writes) fail with ErrClosed
 // afterwards.
 func (r *Repo) Close() error {
 	r.ahead.close()
-	return errors.Join(r.flushDeferred(context.Background()), r.cat.close())
+	err := errors.Join(r.flushDeferred(context.Background()), r.cat.close())
+	r.packs.close()
+	return err
 }
 
 // WorktreeID returns "" for the main work tree and, for a linked one, its

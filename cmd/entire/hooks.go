@@ -146,9 +146,6 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	if err != nil {
 		return err
 	}
-	if in.Kind == agent.TurnStart || in.Kind == agent.TurnEnd {
-		h.repo.PrestartReads() // they read the last checkpoint's trees and files
-	}
 
 	// One line per agent hook, session or not (the reference's fields; the hook's own session
 	// is model_session_id).
