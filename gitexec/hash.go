@@ -54,7 +54,12 @@ func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]OID, error) {
 		}
 	}
 	if len(files) > 0 {
-		out, err := r.git(ctx, call{stdin: &in, writesOnly: true}, hashFilesArgs...)
+		out, err := r.git(ctx, call{stdin: bytes.NewReader(in.Bytes()), writesOnly: true}, hashFilesArgs...)
+		// A file that shrank while git read it (an agent still writing) fails the whole
+		// batch; read again, the files are read as they are then.
+		for try := 1; try < maxHashTries && err != nil && stderrHas(err, "short read"); try++ {
+			out, err = r.git(ctx, call{stdin: bytes.NewReader(in.Bytes()), writesOnly: true}, hashFilesArgs...)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("hash files: %w", err)
 		}
@@ -73,6 +78,9 @@ func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]OID, error) {
 	}
 	return oids, nil
 }
+
+// maxHashTries bounds the runs of HashFiles' hash-object when files change under it.
+const maxHashTries = 3
 
 // hashFilesArgs write files named on stdin as blobs, through their clean filters.
 var hashFilesArgs = []string{"hash-object", "-w", "--stdin-paths"}

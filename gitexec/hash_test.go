@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -221,4 +222,46 @@ func gitStdin(t *testing.T, dir string, stdin []byte, args ...string) string {
 // gitOK reports whether git succeeds.
 func gitOK(dir string, args ...string) bool {
 	return exec.Command("git", append([]string{"-C", dir}, args...)...).Run() == nil
+}
+
+// A file that shrinks while hash-object reads it fails the batch ("short read"); HashFiles
+// runs it again (three runs in all) and gets the files as they are then. A git that keeps
+// failing is reported.
+func TestHashFilesRetriesShortReads(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := newRepo(t)
+	writeFile(t, dir, "f.txt", "settled\n")
+	bin := t.TempDir()
+	failures := filepath.Join(bin, "failures")
+	script := "#!/bin/sh\n" +
+		"for a in \"$@\"; do if [ \"$a\" = hash-object ]; then\n" +
+		"  n=$(cat " + failures + ")\n" +
+		"  if [ \"$n\" -gt 0 ]; then echo $((n - 1)) > " + failures + "; cat >/dev/null\n" +
+		"    echo 'error: short read while indexing f.txt' >&2; exit 128; fi; fi; done\n" +
+		"exec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	want := git(t, dir, "hash-object", "f.txt")
+	for _, tc := range []struct {
+		failures int
+		ok       bool
+	}{{1, true}, {2, true}, {3, false}} { // three runs at most
+		if err := os.WriteFile(failures, []byte(strconv.Itoa(tc.failures)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := open(t, dir)
+		oids, err := r.HashFiles(context.Background(), []string{"f.txt"})
+		r.Close()
+		if tc.ok && (err != nil || string(oids[0]) != want) {
+			t.Errorf("%d short reads: %v %v, want %s", tc.failures, oids, err, want)
+		}
+		if !tc.ok && err == nil {
+			t.Errorf("%d short reads: no error", tc.failures)
+		}
+	}
 }
