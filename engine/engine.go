@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,6 +50,9 @@ func New(repo *gitexec.Repo, log *slog.Logger, stderr io.Writer) *Engine {
 	home, _ := os.UserHomeDir()
 	store := session.NewStore(repo.CommonDir)
 	store.Log = log
+	// Commits written outside git's hooks (a Stop's checkpoint) take the identity commit-tree
+	// gave the last time, while what it came from is unchanged: one git process fewer.
+	repo.CacheIdentity(filepath.Join(store.Dir, "identity"))
 	return &Engine{
 		Repo:   repo,
 		Store:  store,

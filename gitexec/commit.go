@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Fallback identity used when git has none configured.
@@ -21,6 +22,7 @@ const (
 // commit is never signed, whatever commit.gpgSign says: a hook must not wait
 // on a passphrase prompt.
 func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message string) (OID, error) {
+	r.useCachedIdentity()
 	if r.ident != nil {
 		body, err := r.commitBody(tree, parents, message)
 		if err != nil {
@@ -39,6 +41,7 @@ func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message 
 	}
 	out, err := r.git(ctx, call{stdin: strings.NewReader(message), beside: true}, args...)
 	if err != nil && identityMissing(err) {
+		r.identCache.noLearn() // the fallback's names are not what the key describes
 		env, ferr := r.fallbackIdentity(ctx)
 		if ferr != nil {
 			return "", fmt.Errorf("commit tree: %w", ferr)
@@ -52,6 +55,7 @@ func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message 
 	if err != nil {
 		return "", fmt.Errorf("commit tree: %w", err)
 	}
+	r.learnIdentity(ctx, id)
 	return id, nil
 }
 
@@ -77,6 +81,7 @@ func (r *Repo) commitTreeArgs(tree OID, parents []OID) ([]string, error) {
 // (commit-tree reads its whole message before it looks for its tree). A tree equal to unless
 // (the tree of the commit it would follow, when set) is returned without a commit.
 func (r *Repo) BuildCommit(ctx context.Context, base OID, changes []TreeChange, parents []OID, message string, unless OID) (tree, commit OID, err error) {
+	r.useCachedIdentity()
 	if r.ident != nil {
 		return r.buildCommitPacked(ctx, base, changes, parents, message, unless)
 	}
@@ -145,9 +150,11 @@ func (r *Repo) fallbackIdentity(ctx context.Context) ([]string, error) {
 }
 
 // identity is the author and committer lines of the commits this Repo writes (their values:
-// "Name <email> 1700000000 +0100").
+// "Name <email> 1700000000 +0100"), or with clock set, the names alone ("Name <email>"), to
+// which each commit adds the clock's time.
 type identity struct {
 	author, committer string
+	clock             bool
 }
 
 // AdoptIdentity has the commits written from now on carry the author and committer lines of
@@ -194,16 +201,26 @@ func (r *Repo) AdoptIdentity(ctx context.Context, commit OID) bool {
 
 // commitBody is the commit object commit-tree would write with the adopted identity.
 func (r *Repo) commitBody(tree OID, parents []OID, message string) ([]byte, error) {
+	return r.ident.body(r, tree, parents, message, time.Now())
+}
+
+// body is the commit object commit-tree would write with this identity at time now.
+func (id *identity) body(r *Repo, tree OID, parents []OID, message string, now time.Time) ([]byte, error) {
 	args, err := r.commitTreeArgs(tree, parents) // checks the ids
 	if err != nil {
 		return nil, err
+	}
+	author, committer := id.author, id.committer
+	if id.clock {
+		stamp := identStamp(now)
+		author, committer = author+" "+stamp, committer+" "+stamp
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "tree %s\n", args[len(args)-1])
 	for _, p := range parents {
 		fmt.Fprintf(&b, "parent %s\n", p)
 	}
-	fmt.Fprintf(&b, "author %s\ncommitter %s\n\n%s", r.ident.author, r.ident.committer, message)
+	fmt.Fprintf(&b, "author %s\ncommitter %s\n\n%s", author, committer, message)
 	return b.Bytes(), nil
 }
 

@@ -37,7 +37,8 @@ type Repo struct {
 	deferred  deferredBlobs // DeferBlobs' queue
 	// ident: the author and committer lines commit-tree would write, when AdoptIdentity
 	// learned them; commits are then written in the pack of their trees.
-	ident *identity
+	ident      *identity
+	identCache identityCache // where CacheIdentity keeps the identity between processes
 }
 
 // Open finds the work tree containing dir with one "git rev-parse". It works
