@@ -107,6 +107,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		en.Log.Warn("condense without transcript", "session_id", s.SessionID, "error", err.Error())
 		data = tsource{}
 	}
+	data = data.memoized() // the files' scan and the token usage's are most often one
 	fresh := data.scan(s.Recorder.CondensedOffset)
 	files := checkpointFiles(s.FilesTouched, en.relFiles(fresh.ModifiedFiles), c.Files)
 	w, err := en.slotContent(ctx, s, data, sessionPrompts(s, data, pos.Path))

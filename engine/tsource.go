@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
@@ -16,10 +17,25 @@ import (
 // the new part of a long transcript, not its whole length. It is backed by the agent's live
 // file, or by bytes (a copy read back from the shadow branch).
 type tsource struct {
-	rd   agent.Transcript // the agent's reader; nil reads as the default agent's
-	path string           // live file; "" when mem holds the transcript
-	mem  []byte
-	end  int64 // offset just after the last complete line
+	rd    agent.Transcript // the agent's reader; nil reads as the default agent's
+	path  string           // live file; "" when mem holds the transcript
+	mem   []byte
+	end   int64     // offset just after the last complete line
+	scans *scanMemo // scans already made, when memoized
+}
+
+// scanMemo keeps a transcript's scans by starting offset: a condensation asks for the lines
+// since the last condensation for its files and again for its token usage, most often from
+// the same offset, and a scan parses every line.
+type scanMemo struct {
+	mu   sync.Mutex
+	from map[int64]agent.Scan
+}
+
+// memoized returns t with its scans kept for every copy of the result.
+func (t tsource) memoized() tsource {
+	t.scans = &scanMemo{from: map[int64]agent.Scan{}}
+	return t
 }
 
 func memSource(data []byte) tsource { return tsource{mem: data, end: int64(len(data))} }
@@ -60,11 +76,27 @@ func (t tsource) read(from int64) ([]byte, error) {
 	return buf, nil
 }
 
-// scan parses the complete lines from offset from, streaming a file.
+// scan parses the complete lines from offset from, streaming a file. A memoized source
+// returns the scan it made before from the same offset; its slices are shared, read only.
 func (t tsource) scan(from int64) agent.Scan {
 	if from < 0 || from > t.end {
 		from = 0
 	}
+	if t.scans == nil {
+		return t.scanOnce(from)
+	}
+	t.scans.mu.Lock()
+	defer t.scans.mu.Unlock()
+	if sc, ok := t.scans.from[from]; ok {
+		return sc
+	}
+	sc := t.scanOnce(from)
+	t.scans.from[from] = sc
+	return sc
+}
+
+// scanOnce is scan without the memo.
+func (t tsource) scanOnce(from int64) agent.Scan {
 	if t.path == "" {
 		return t.reader().ScanBytes(t.mem[from:t.end])
 	}
