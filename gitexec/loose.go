@@ -150,20 +150,16 @@ type looseReader struct {
 	zr  io.ReadCloser // a zlib.Resetter; nil until the first good stream
 }
 
-// readLoose reads object id from its loose file: "<type> <size>\0<content>", deflated.
-func (r *Repo) readLoose(id string) (object, bool) {
-	f, err := os.Open(filepath.Join(r.CommonDir, "objects", id[:2], id[2:]))
-	if err != nil {
-		return object{}, false
-	}
-	defer f.Close()
-	lr, _ := looseReaders.Get().(*looseReader)
+// inflater returns a pooled reader of the zlib stream in src, to be put back in looseReaders;
+// ok=false when the stream's header is bad.
+func inflater(src io.Reader) (lr *looseReader, ok bool) {
+	lr, _ = looseReaders.Get().(*looseReader)
 	if lr == nil {
-		lr = &looseReader{buf: bufio.NewReaderSize(f, 8<<10)}
+		lr = &looseReader{buf: bufio.NewReaderSize(src, 8<<10)}
 	} else {
-		lr.buf.Reset(f)
+		lr.buf.Reset(src)
 	}
-	defer looseReaders.Put(lr)
+	var err error
 	if lr.zr == nil {
 		lr.zr, err = zlib.NewReader(lr.buf)
 	} else {
@@ -171,8 +167,24 @@ func (r *Repo) readLoose(id string) (object, bool) {
 	}
 	if err != nil {
 		lr.zr = nil // a reader whose Reset failed is not reused
+		looseReaders.Put(lr)
+		return nil, false
+	}
+	return lr, true
+}
+
+// readLoose reads object id from its loose file: "<type> <size>\0<content>", deflated.
+func (r *Repo) readLoose(id string) (object, bool) {
+	f, err := os.Open(filepath.Join(r.CommonDir, "objects", id[:2], id[2:]))
+	if err != nil {
 		return object{}, false
 	}
+	defer f.Close()
+	lr, ok := inflater(f)
+	if !ok {
+		return object{}, false
+	}
+	defer looseReaders.Put(lr)
 	zr := lr.zr
 	var head [64]byte
 	n, err := io.ReadFull(zr, head[:])

@@ -1,9 +1,7 @@
 package gitexec
 
 import (
-	"bufio"
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -367,24 +365,11 @@ func ofsDeltaOffset(h []byte) (rel int64, used int, ok bool) {
 
 // inflateAt inflates the zlib stream at off, which must hold exactly size bytes.
 func inflateAt(f *os.File, off, limit int64, size int) ([]byte, bool) {
-	sr := io.NewSectionReader(f, off, limit)
-	lr, _ := looseReaders.Get().(*looseReader)
-	if lr == nil {
-		lr = &looseReader{buf: bufio.NewReaderSize(sr, 8<<10)}
-	} else {
-		lr.buf.Reset(sr)
-	}
-	defer looseReaders.Put(lr)
-	var err error
-	if lr.zr == nil {
-		lr.zr, err = zlib.NewReader(lr.buf)
-	} else {
-		err = lr.zr.(zlib.Resetter).Reset(lr.buf, nil)
-	}
-	if err != nil {
-		lr.zr = nil
+	lr, ok := inflater(io.NewSectionReader(f, off, limit))
+	if !ok {
 		return nil, false
 	}
+	defer looseReaders.Put(lr)
 	data := make([]byte, size)
 	if _, err := io.ReadFull(lr.zr, data); err != nil {
 		return nil, false
@@ -413,25 +398,12 @@ func applyDelta(base, delta []byte) ([]byte, bool) {
 		delta = delta[1:]
 		switch {
 		case op&0x80 != 0:
-			var off, n uint64
-			for i := range 4 {
-				if op&(1<<i) != 0 {
-					if len(delta) == 0 {
-						return nil, false
-					}
-					off |= uint64(delta[0]) << (8 * i)
-					delta = delta[1:]
-				}
+			off, rest, ok1 := copyField(op, 0, 4, delta)
+			n, rest, ok2 := copyField(op, 4, 3, rest)
+			if !ok1 || !ok2 {
+				return nil, false
 			}
-			for i := range 3 {
-				if op&(0x10<<i) != 0 {
-					if len(delta) == 0 {
-						return nil, false
-					}
-					n |= uint64(delta[0]) << (8 * i)
-					delta = delta[1:]
-				}
-			}
+			delta = rest
 			if n == 0 {
 				n = 0x10000
 			}
@@ -451,6 +423,22 @@ func applyDelta(base, delta []byte) ([]byte, bool) {
 		}
 	}
 	return out, uint64(len(out)) == dstSize
+}
+
+// copyField reads the field of a copy instruction whose bytes op's bits first..first+n-1
+// say are present (low byte first); absent bytes are zero.
+func copyField(op byte, first, n int, delta []byte) (uint64, []byte, bool) {
+	var v uint64
+	for i := range n {
+		if op&(1<<(first+i)) != 0 {
+			if len(delta) == 0 {
+				return 0, nil, false
+			}
+			v |= uint64(delta[0]) << (8 * i)
+			delta = delta[1:]
+		}
+	}
+	return v, delta, true
 }
 
 // deltaSize parses one of a delta's two sizes: 7 bits a byte, low bits first.
