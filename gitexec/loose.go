@@ -58,10 +58,10 @@ func noReplaceRefs(commonDir string) bool {
 	return !bytes.Contains(packed, []byte(" refs/replace/"))
 }
 
-// readLooseRev answers rev from loose files and packs (and the trees and commits already read) when it
-// is an object id, alone or followed by "^{tree}" or ":<path>": found reports whether rev
-// names an object, and sure=false, when the files cannot tell (a large blob, an object in no
-// file read here, another kind of name), sends rev to cat-file.
+// readLooseRev answers rev from loose files and packs (and the trees and commits already
+// read) when it is an object id, alone or followed by "^{tree}" or ":<path>": found reports
+// whether rev names an object, and sure=false, when the files cannot tell (a large blob, an
+// object in no file read here, another kind of name), sends rev to cat-file.
 func (r *Repo) readLooseRev(rev string) (obj object, found, sure bool) {
 	if len(rev) < r.hexLen || !r.isFullID(rev[:r.hexLen]) || !r.looseAllowed() {
 		return object{}, false, false
