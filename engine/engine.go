@@ -51,8 +51,13 @@ func New(repo *gitexec.Repo, log *slog.Logger, stderr io.Writer) *Engine {
 	store := session.NewStore(repo.CommonDir)
 	store.Log = log
 	// Commits written outside git's hooks (a Stop's checkpoint) take the identity commit-tree
-	// gave the last time, while what it came from is unchanged: one git process fewer.
-	repo.CacheIdentity(filepath.Join(store.Dir, "identity"))
+	// gave the last time, while what it came from is unchanged: one git process fewer. One
+	// file per worktree: the git directory is part of what the identity depends on.
+	name := "identity"
+	if wt := repo.WorktreeID(); wt != "" {
+		name += "@" + wt
+	}
+	repo.CacheIdentity(filepath.Join(store.Dir, name))
 	return &Engine{
 		Repo:   repo,
 		Store:  store,
