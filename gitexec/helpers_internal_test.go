@@ -9,7 +9,7 @@ import (
 
 // gitRunner returns a function that runs git in dir with stdin and returns its output,
 // trimmed; a failure ends the test with git's message.
-func gitRunner(t *testing.T, dir string) func(stdin string, args ...string) string {
+func gitRunner(t testing.TB, dir string) func(stdin string, args ...string) string {
 	return func(stdin string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
