@@ -104,10 +104,10 @@ func (r *Repo) readPacked(id string) (object, bool) {
 	obj, kept := s.cached(p, off)
 	if kept {
 		obj.data = bytes.Clone(obj.data) // the caller may own it (a blob)
-	} else if obj, ok = s.readAt(p, off, 0); !ok {
+	} else if obj, ok = s.readAt(p, off, 0, maxLooseRead); !ok {
 		return object{}, false
 	}
-	if !ok || len(obj.data) > maxLooseRead || obj.typ > packTag {
+	if len(obj.data) > maxLooseRead || obj.typ > packTag {
 		return object{}, false
 	}
 	typ := packTypeNames[obj.typ]
@@ -256,11 +256,12 @@ func (s *packSet) read(raw []byte, depth int) (packed, bool) {
 	if !ok {
 		return packed{}, false
 	}
-	return s.readAt(p, off, depth)
+	return s.readAt(p, off, depth, maxDeltaBase)
 }
 
-// readAt returns the object at off in p, resolving deltas.
-func (s *packSet) readAt(p *packFile, off int64, depth int) (packed, bool) {
+// readAt returns the object at off in p, resolving deltas, when it is at most limit bytes: an
+// object too large is known from its header (or its delta's) before it is inflated.
+func (s *packSet) readAt(p *packFile, off int64, depth int, limit int) (packed, bool) {
 	if depth > maxDeltaDepth {
 		return packed{}, false
 	}
@@ -278,7 +279,7 @@ func (s *packSet) readAt(p *packFile, off int64, depth int) (packed, bool) {
 	}
 	h := head[:n]
 	typ, size, used, ok := entryHeader(h)
-	if !ok || size > maxDeltaBase {
+	if !ok || size > maxDeltaBase || typ <= packTag && size > int64(limit) {
 		return packed{}, false
 	}
 	h = h[used:]
@@ -291,7 +292,7 @@ func (s *packSet) readAt(p *packFile, off int64, depth int) (packed, bool) {
 			return packed{}, false
 		}
 		h = h[used:]
-		if base, ok = s.readAt(p, off-rel, depth+1); !ok {
+		if base, ok = s.readAt(p, off-rel, depth+1, maxDeltaBase); !ok {
 			return packed{}, false
 		}
 		s.keep(p, off-rel, base)
@@ -312,7 +313,7 @@ func (s *packSet) readAt(p *packFile, off int64, depth int) (packed, bool) {
 		return packed{}, false
 	}
 	if typ == packOfsDelta || typ == packRefDelta {
-		if data, ok = applyDelta(base.data, data); !ok {
+		if data, ok = applyDelta(base.data, data, limit); !ok {
 			return packed{}, false
 		}
 		typ = base.typ
@@ -381,15 +382,15 @@ func inflateAt(f *os.File, off, limit int64, size int) ([]byte, bool) {
 	return data, true
 }
 
-// applyDelta rebuilds an object from its base and a delta: the two sizes, then instructions
-// that copy a range of the base or insert the bytes that follow them.
-func applyDelta(base, delta []byte) ([]byte, bool) {
+// applyDelta rebuilds an object of at most limit bytes from its base and a delta: the two
+// sizes, then instructions that copy a range of the base or insert the bytes that follow them.
+func applyDelta(base, delta []byte, limit int) ([]byte, bool) {
 	srcSize, delta, ok := deltaSize(delta)
 	if !ok || srcSize != uint64(len(base)) {
 		return nil, false
 	}
 	dstSize, delta, ok := deltaSize(delta)
-	if !ok || dstSize > maxDeltaBase {
+	if !ok || dstSize > uint64(limit) {
 		return nil, false
 	}
 	out := make([]byte, 0, dstSize)

@@ -200,7 +200,7 @@ func TestApplyDeltaRefusesBadDeltas(t *testing.T) {
 		{"reserved instruction", []byte{10, 1, 0, 1, 'x'}, "", false},
 		{"short", []byte{10, 3, 1, 'x'}, "", false},
 	} {
-		got, ok := applyDelta(base, tc.delta)
+		got, ok := applyDelta(base, tc.delta, maxDeltaBase)
 		if ok != tc.ok || ok && string(got) != tc.want {
 			t.Errorf("%s: %q %v, want %q %v", tc.name, got, ok, tc.want, tc.ok)
 		}
