@@ -43,6 +43,11 @@ type Engine struct {
 	// deleted are shadow branches a condensation deleted in its own ref transaction (see
 	// rideAlong), by name, with the tip deleted; DeleteShadow records them without git.
 	deleted map[string]gitexec.OID
+	// recorded is the commit PostCommit recorded for every session of the worktree, and
+	// drained the sessions it recorded and drained: a second call for the same commit (post
+	// -commit after DrainPending did its work) has nothing left to do.
+	recorded string
+	drained  map[string]bool
 }
 
 // New returns an engine for repo.

@@ -251,7 +251,7 @@ func CommitMsg(file string) error {
 // writes it, into the same checkpoint ID and slot.
 func (en *Engine) PostCommit(ctx context.Context) error {
 	head, ok := en.Repo.HeadAtOpen()
-	if !ok {
+	if !ok || en.recorded == string(head) {
 		return nil
 	}
 	all, err := en.worktreeSessions()
@@ -265,6 +265,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		}
 	}
 	if len(sessions) == 0 {
+		en.recorded = string(head)
 		return nil
 	}
 	at := en.ObserveCommit(ctx, string(head))
@@ -299,6 +300,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		}
 	}()
 	others := map[string]session.State{}
+	complete := true // every session recorded (or with nothing to record)
 	for _, peek := range sessions {
 		if peek.Phase == session.PhaseEnded && !peek.HasNewContent() && len(session.Pending(peek)) == 0 {
 			continue // finished sessions cost nothing to later commits
@@ -309,6 +311,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		sess, err := en.Store.Open(peek.SessionID)
 		if err != nil {
 			en.Log.Error("open session", "session_id", peek.SessionID, "error", err.Error())
+			complete = false
 			continue
 		}
 		if sess.State.Recorder.LastCommit == string(head) {
@@ -340,6 +343,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		if err != nil {
 			en.Log.Error("record commit", "session_id", sess.ID, "error", err.Error())
 			recs[len(recs)-1].input = events.Event{} // nothing recorded: nothing to do
+			complete = false
 		}
 		others[sess.ID] = sess.State
 	}
@@ -350,6 +354,8 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		}
 		if _, err := en.apply(ctx, r.sess, r.input, r.effects, others, r.tried); err != nil {
 			en.Log.Error("post-commit", "session_id", r.sess.ID, "error", err.Error())
+		} else {
+			en.markDrained(r.sess.ID)
 		}
 		// The snapshot follows each session's journal at once, not when all are done: a hook
 		// killed while working on the next session leaves this one's view current.
@@ -358,7 +364,18 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		}
 		others[r.sess.ID] = r.sess.State
 	}
+	if complete {
+		en.recorded = string(head)
+	}
 	return nil
+}
+
+// markDrained notes that session id's pending work was done by this engine just now.
+func (en *Engine) markDrained(id string) {
+	if en.drained == nil {
+		en.drained = map[string]bool{}
+	}
+	en.drained[id] = true
 }
 
 // commitDiff is what a commit changed against its first parent.
@@ -392,6 +409,9 @@ func (en *Engine) DrainPending(ctx context.Context) error {
 		errs = append(errs, en.PostCommit(ctx))
 	}
 	for _, peek := range ids {
+		if en.drained[peek.SessionID] {
+			continue // PostCommit just recorded and drained it
+		}
 		sess, err := en.Store.Open(peek.SessionID)
 		if err != nil {
 			errs = append(errs, err)
@@ -430,17 +450,26 @@ func (en *Engine) unrecordedHead(ctx context.Context, sessions []session.State) 
 // worktree with uncommitted work, active or idle, still builds on it. others are the fresher
 // states of sessions the caller holds open.
 func (en *Engine) DeleteShadow(ctx context.Context, sess *session.Session, d session.DeleteShadow, others map[string]session.State) []events.Event {
-	peers, err := en.worktreeSessions()
+	// The briefs tell, without decoding any state, which peers have work and on which base;
+	// the sessions of one worktree share its WorktreeID.
+	head, _ := en.Repo.HeadAtOpen()
+	kept := false
+	_, err := en.Store.ListWhere(func(b session.Brief) bool {
+		if b.SessionID == sess.ID || !b.Live(en.Repo.TopLevel, string(head)) {
+			return false
+		}
+		work, base := b.HasWork, b.BaseCommit
+		if fresh, ok := others[b.SessionID]; ok {
+			work, base = fresh.HasNewContent(), fresh.BaseCommit
+		}
+		kept = kept || work && session.ShadowBranch(base, sess.State.WorktreeID) == d.Branch
+		return false
+	})
 	if err != nil {
 		return en.failedEffect(sess, d, "", err)
 	}
-	for _, o := range peers {
-		if fresh, ok := others[o.SessionID]; ok {
-			o = fresh
-		}
-		if o.SessionID != sess.ID && o.HasNewContent() && session.ShadowBranch(o.BaseCommit, o.WorktreeID) == d.Branch {
-			return []events.Event{en.Event(events.ShadowBranchDeleted{Branch: d.Branch, Kept: true})}
-		}
+	if kept {
+		return []events.Event{en.Event(events.ShadowBranchDeleted{Branch: d.Branch, Kept: true})}
 	}
 	ref := gitexec.BranchRef(d.Branch)
 	if tip, ok := en.deleted[string(ref)]; ok { // deleted with the condensation (rideAlong)
