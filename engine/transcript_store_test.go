@@ -367,3 +367,56 @@ func BenchmarkStoreTranscriptFirstSight(b *testing.B) {
 		}
 	}
 }
+
+// The shadow branch's chunks grow with their offset, from lo to hi, and each boundary depends
+// only on the bytes before it: the transcript cut as it grew, or resumed from any closed
+// chunk's end, gives the same boundaries.
+func TestShadowChunksGrowWithOffset(t *testing.T) {
+	const lo, hi = 1 << 10, 4 << 10
+	target := growingChunks(lo, hi)
+	var b bytes.Buffer
+	for i := 0; b.Len() < 64<<10; i++ {
+		fmt.Fprintf(&b, `{"n":%d,"text":"%s"}`+"\n", i, strings.Repeat("x", i*37%300))
+	}
+	data := b.Bytes()
+	ends, err := chunkBounds(data, 0, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, prevSize := 0, 0
+	for i, end := range ends[:len(ends)-1] {
+		size, want := end-start, int(min(max(int64(start)/8, lo), hi))
+		if size < want || size > want+400 || data[end-1] != '\n' {
+			t.Fatalf("chunk %d [%d,%d): %d bytes, want a line end just past %d", i, start, end, size, want)
+		}
+		if size+400 < prevSize {
+			t.Errorf("chunk %d (%d bytes) is smaller than the one before (%d)", i, size, prevSize)
+		}
+		start, prevSize = end, size
+	}
+	if first, last := ends[0], ends[len(ends)-2]-ends[len(ends)-3]; first > lo+400 || last < hi {
+		t.Errorf("chunk sizes run from %d to %d bytes, want from about %d to at least %d", first, last, lo, hi)
+	}
+	for _, cut := range []int{ends[3], ends[len(ends)/2], len(data) - 1000} {
+		part, err := chunkBounds(data[:cut], 0, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range part[:len(part)-1] {
+			if e != ends[i] {
+				t.Fatalf("cut at %d: boundary %d is %d, want %d", cut, i, e, ends[i])
+			}
+		}
+	}
+	for k := 1; k < len(ends)-1; k += 5 {
+		rest, err := chunkBounds(data[ends[k-1]:], int64(ends[k-1]), target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range rest {
+			if e+ends[k-1] != ends[k+i] {
+				t.Fatalf("resumed after chunk %d: boundary %d is %d, want %d", k-1, i, e+ends[k-1], ends[k+i])
+			}
+		}
+	}
+}
