@@ -43,9 +43,10 @@ type Engine struct {
 	// deleted are shadow branches a condensation deleted in its own ref transaction (see
 	// rideAlong), by name, with the tip deleted; DeleteShadow records them without git.
 	deleted map[string]gitexec.OID
-	// recorded is the commit PostCommit recorded for every session of the worktree, and
-	// drained the sessions it recorded and drained: a second call for the same commit (post
-	// -commit after DrainPending did its work) has nothing left to do.
+	// recorded is the commit PostCommit has recorded for every session of the worktree, so a
+	// second call for it (the post-commit hook after DrainPending did the work) returns at
+	// once; drained are the sessions PostCommit recorded and drained, which DrainPending then
+	// does not reopen.
 	recorded string
 	drained  map[string]bool
 }

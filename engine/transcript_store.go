@@ -39,9 +39,9 @@ var chunkMin, chunkTarget = 64 << 10, 256 << 10
 // closes past o/8 bytes, within those bounds. A transcript under 512 KiB is cut every 64 KiB,
 // so its Stops write at most that much of it; from 2 MiB on chunks are 256 KiB, so a long
 // transcript's chunk list, which every hook decodes with the session's state, stays as short
-// as it was with 256 KiB throughout (a 20 MB transcript: 84 chunks against 80; 320 at 64 KiB,
-// which made its Stop 1.09x and commit 1.07x slower). A boundary still depends only on the
-// bytes before it.
+// as it was with 256 KiB throughout (a 20 MB transcript: about 90 chunks against 80; 320 at
+// 64 KiB, which made its Stop 1.09x and commit 1.07x slower). A boundary still depends only on
+// the bytes before it.
 var shadowChunkMin, shadowChunkTarget = 64 << 10, 256 << 10
 
 // growingChunks is a chunk size schedule: start/8, within [lo, hi] (hi when lo > hi).

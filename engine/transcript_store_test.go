@@ -368,10 +368,10 @@ func BenchmarkStoreTranscriptFirstSight(b *testing.B) {
 	}
 }
 
-// The shadow branch's chunks grow with their offset, from lo to hi, and each boundary depends
-// only on the bytes before it: the transcript cut as it grew, or resumed from any closed
-// chunk's end, gives the same boundaries.
-func TestShadowChunksGrowWithOffset(t *testing.T) {
+// Transcript chunks grow with their offset, from lo to hi, and each boundary depends only on
+// the bytes before it: the transcript cut as it grew, or resumed from any closed chunk's end,
+// gives the same boundaries.
+func TestTranscriptChunksGrowWithOffset(t *testing.T) {
 	const lo, hi = 1 << 10, 4 << 10
 	target := growingChunks(lo, hi)
 	var b bytes.Buffer
