@@ -94,7 +94,7 @@ type plan struct {
 	label string // table name, e.g. "100 files"
 	files int
 	reps  int
-	big   bool // also run the 20 MB transcript scenario (the slowest; 3 reps)
+	big   bool // also run the 20 MB transcript scenarios (first sight, the slowest, 3 reps at most)
 }
 
 // plansFor returns the repository sizes to run, smallest first.
