@@ -192,17 +192,11 @@ func (en *Engine) rideAlong(ctx context.Context, s session.State, c events.GitCo
 	if s.BaseCommit == c.Commit || tip == "" || len(s.Recorder.Pending) != 1 {
 		return nil
 	}
-	// A live peer of this worktree on the same branch may still need it. The briefs say so
-	// without decoding any session's state.
-	head, _ := en.Repo.HeadAtOpen()
-	branch := session.ShadowBranch(s.BaseCommit, s.WorktreeID) // one worktree: one WorktreeID
+	// A live peer of this worktree on the same branch may still need it.
+	branch := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
 	shared := false
-	if _, err := en.Store.ListWhere(func(b session.Brief) bool {
-		if b.SessionID != s.SessionID && b.Live(en.Repo.TopLevel, string(head)) &&
-			session.ShadowBranch(b.BaseCommit, s.WorktreeID) == branch {
-			shared = true
-		}
-		return false
+	if err := en.eachPeer(s.SessionID, func(b session.Brief) {
+		shared = shared || session.ShadowBranch(b.BaseCommit, s.WorktreeID) == branch
 	}); err != nil || shared {
 		return nil
 	}
@@ -211,6 +205,20 @@ func (en *Engine) rideAlong(ctx context.Context, s session.State, c events.GitCo
 		return nil
 	}
 	return &gitexec.RefUpdate{Name: ref, Old: tip}
+}
+
+// eachPeer gives fn the brief of every live session of this worktree but self, decoding no
+// session's state. The sessions of one worktree share its WorktreeID, so a brief's base
+// commit names its shadow branch.
+func (en *Engine) eachPeer(self string, fn func(session.Brief)) error {
+	head, _ := en.Repo.HeadAtOpen()
+	_, err := en.Store.ListWhere(func(b session.Brief) bool {
+		if b.SessionID != self && b.Live(en.Repo.TopLevel, string(head)) {
+			fn(b)
+		}
+		return false
+	})
+	return err
 }
 
 // carryForward snapshots the files the reducer decided are still uncommitted agent work

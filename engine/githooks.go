@@ -450,20 +450,14 @@ func (en *Engine) unrecordedHead(ctx context.Context, sessions []session.State) 
 // worktree with uncommitted work, active or idle, still builds on it. others are the fresher
 // states of sessions the caller holds open.
 func (en *Engine) DeleteShadow(ctx context.Context, sess *session.Session, d session.DeleteShadow, others map[string]session.State) []events.Event {
-	// The briefs tell, without decoding any state, which peers have work and on which base;
-	// the sessions of one worktree share its WorktreeID.
-	head, _ := en.Repo.HeadAtOpen()
+	// The peers' briefs tell which have work and on which base (others, when fresher).
 	kept := false
-	_, err := en.Store.ListWhere(func(b session.Brief) bool {
-		if b.SessionID == sess.ID || !b.Live(en.Repo.TopLevel, string(head)) {
-			return false
-		}
+	err := en.eachPeer(sess.ID, func(b session.Brief) {
 		work, base := b.HasWork, b.BaseCommit
 		if fresh, ok := others[b.SessionID]; ok {
 			work, base = fresh.HasNewContent(), fresh.BaseCommit
 		}
 		kept = kept || work && session.ShadowBranch(base, sess.State.WorktreeID) == d.Branch
-		return false
 	})
 	if err != nil {
 		return en.failedEffect(sess, d, "", err)
