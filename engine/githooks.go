@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -29,28 +30,75 @@ func (en *Engine) worktreeSessions() ([]session.State, error) {
 	return en.Store.ListWhere(func(b session.Brief) bool { return b.Live(en.Repo.TopLevel, string(head)) })
 }
 
-// linkFacts decides whether a set of changed files carries a session's work. overlap is the
+// changeSource tells which of some paths a commit changes: a whole diff filtered (post-commit
+// has the commit's), or the staged changes of just those paths (prepare-commit-msg, before the
+// commit exists).
+type changeSource func(ctx context.Context, paths []string) ([]gitexec.DiffEntry, error)
+
+// diffSource answers from a whole diff.
+func diffSource(diff []gitexec.DiffEntry) changeSource {
+	return func(_ context.Context, paths []string) ([]gitexec.DiffEntry, error) {
+		want := map[string]bool{}
+		for _, p := range paths {
+			want[p] = true
+		}
+		var out []gitexec.DiffEntry
+		for _, d := range diff {
+			if want[d.Path] {
+				out = append(out, d)
+			}
+		}
+		return out, nil
+	}
+}
+
+// stagedSource answers from the index and HEAD for the paths asked about, reading only their
+// directories; where the index cannot tell, from the whole staged diff, read once.
+func (en *Engine) stagedSource() changeSource {
+	var whole changeSource
+	return func(ctx context.Context, paths []string) ([]gitexec.DiffEntry, error) {
+		if whole == nil {
+			changes, ok, err := en.Repo.StagedPaths(ctx, paths)
+			if err != nil || ok {
+				return changes, err
+			}
+			staged, err := en.Repo.StagedChanges(ctx)
+			if err != nil {
+				return nil, err
+			}
+			whole = diffSource(staged)
+		}
+		return whole(ctx, paths)
+	}
+}
+
+// linkFacts decides whether a commit's changes carry a session's work. overlap is the
 // content-aware check of the seeds: a touched file that existed before always counts, a new
 // file counts only when its content is the session's (the shadow branch's blob). grew reports
 // transcript activity since the last condensation that edited one of the changed files, and
 // edited the files the transcript shows edited there (when it was read).
-func (en *Engine) linkFacts(ctx context.Context, s session.State, changes []gitexec.DiffEntry) (overlap, grew bool, edited []string, err error) {
-	touched := map[string]bool{}
-	for _, f := range s.FilesTouched {
-		touched[f] = true
-	}
+//
+// The touched files are asked about a few at a time, the first ones first: the first changed
+// file that existed before decides, so a commit of the session's work reads the directories of
+// a few of its files, not those of the whole change.
+func (en *Engine) linkFacts(ctx context.Context, s session.State, changed changeSource) (overlap, grew bool, edited []string, err error) {
+	touched := slices.Clone(s.FilesTouched)
+	slices.Sort(touched) // neighbours share directories
 	var newFiles []string
 	newOIDs := map[string]gitexec.OID{}
-	for _, c := range changes {
-		if !touched[c.Path] {
-			continue
+	for start, n := 0, 8; start < len(touched) && !overlap; start, n = start+n, n*4 {
+		changes, err := changed(ctx, touched[start:min(start+n, len(touched))])
+		if err != nil {
+			return false, false, nil, err
 		}
-		if c.Status != 'A' {
-			overlap = true
-			continue
+		for _, c := range changes {
+			if c.Status != 'A' {
+				overlap = true
+				break
+			}
+			newFiles = append(newFiles, c.Path)
+			newOIDs[c.Path] = c.NewOID
 		}
-		newFiles = append(newFiles, c.Path)
-		newOIDs[c.Path] = c.NewOID
 	}
 	if !overlap && len(newFiles) > 0 {
 		if s.Recorder.LastShadowCommit == "" {
@@ -83,12 +131,14 @@ func (en *Engine) linkFacts(ctx context.Context, s session.State, changes []gite
 	if err != nil {
 		return overlap, false, nil, nil
 	}
-	paths := make([]string, 0, len(changes))
-	for _, c := range changes {
-		paths = append(paths, c.Path)
-	}
 	edited = en.relFiles(sc.ModifiedFiles)
-	grew = len(session.Intersect(edited, paths)) > 0
+	if len(edited) > 0 {
+		changes, err := changed(ctx, edited)
+		if err != nil {
+			return overlap, false, edited, err
+		}
+		grew = len(changes) > 0
+	}
 	return overlap, grew, edited, nil
 }
 
@@ -182,10 +232,7 @@ func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, 
 			return linked, true, nil
 		}
 	}
-	staged, err := en.Repo.StagedChanges(ctx)
-	if err != nil {
-		return nil, false, err
-	}
+	staged := en.stagedSource()
 	for _, s := range sessions {
 		if session.LinksCommit(s, en.commitFacts(ctx, s, events.GitCommitted{CheckpointID: "-"}, staged)) {
 			linked = append(linked, s)
@@ -196,12 +243,12 @@ func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, 
 
 // commitFacts completes a commit's facts for one session with the content-aware overlap check,
 // under the single failure policy of linkedSessions.
-func (en *Engine) commitFacts(ctx context.Context, s session.State, base events.GitCommitted, changes []gitexec.DiffEntry) events.GitCommitted {
+func (en *Engine) commitFacts(ctx context.Context, s session.State, base events.GitCommitted, changed changeSource) events.GitCommitted {
 	ev := base
 	ev.Transcript = events.Transcript{Path: s.TranscriptPath}
 	var err error
 	var edited []string
-	ev.Overlap, ev.TranscriptGrew, edited, err = en.linkFacts(ctx, s, changes)
+	ev.Overlap, ev.TranscriptGrew, edited, err = en.linkFacts(ctx, s, changed)
 	if len(s.FilesTouched) == 0 && s.Phase.Normalize() == session.PhaseActive {
 		ev.TurnEdited = edited // carry-forward's candidates before any checkpoint (one scan)
 	}
@@ -327,7 +374,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		ev := base
 		ev.Transcript = events.Transcript{Path: sess.State.TranscriptPath}
 		if id != "" && !base.Sequencer {
-			ev = en.commitFacts(ctx, sess.State, base, diff)
+			ev = en.commitFacts(ctx, sess.State, base, diffSource(diff))
 			if sess.State.Recorder.PreparedID == id || session.LinksCommit(sess.State, ev) {
 				if ev, err = en.carryFacts(ctx, sess.State, ev); err != nil {
 					// Without the facts nothing counts as settled or diverged: the files the

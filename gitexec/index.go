@@ -2,10 +2,16 @@ package gitexec
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // The index a commit is made from usually names the commit's tree already: "git commit"
@@ -16,38 +22,100 @@ import (
 // every read. An index this code does not fully understand, or whose root entry is invalid,
 // leaves the question to "git diff-index".
 
+// indexFile is an index file parsed as far as its entries and its TREE extension.
+type indexFile struct {
+	data    []byte // the file (mapped)
+	release func()
+	rawLen  int
+	count   int          // entries, from the header
+	entries []indexEntry // when kept: in the index's order, by path then stage
+	names   []byte       // the paths: data itself, or (version 4) the paths written out
+	ext     []byte       // the TREE extension; nil when there is none
+}
+
+// indexEntry locates one entry: its fixed fields at data[at:] and its path at names[name:end].
+type indexEntry struct{ at, name, end int32 }
+
 // indexTree returns the root tree recorded in the index at path, when its cache-tree
 // extension holds a valid root entry, and the number of entries in the index.
 func indexTree(path string, hexLen int) (OID, int, bool) {
-	data, release, err := mapFile(path)
-	if err != nil {
-		return "", 0, false
-	}
-	defer release()
-	tree, ok := parseIndexTree(data, hexLen/2) // the id is copied out as hex
+	ix, ok := openIndex(path, hexLen/2, false)
 	if !ok {
 		return "", 0, false
 	}
-	return tree, int(binary.BigEndian.Uint32(data[8:12])), true
+	defer ix.release()
+	tree, ok := rootOfCacheTree(ix.ext, ix.rawLen)
+	return tree, ix.count, ok
+}
+
+// openIndex maps and parses the index at path, keeping its entries when keep is set; the
+// caller releases it.
+func openIndex(path string, rawLen int, keep bool) (*indexFile, bool) {
+	data, release, err := mapFile(path)
+	if err != nil {
+		return nil, false
+	}
+	ix, ok := parseIndex(data, rawLen, keep)
+	if !ok {
+		release()
+		return nil, false
+	}
+	ix.release = release
+	return ix, true
 }
 
 // parseIndexTree finds the cache-tree root of an index file (gitformat-index(5)) whose ids
 // are rawLen bytes long.
 func parseIndexTree(data []byte, rawLen int) (OID, bool) {
-	if len(data) < 12+rawLen || string(data[:4]) != "DIRC" {
+	ix, ok := parseIndex(data, rawLen, false)
+	if !ok {
 		return "", false
+	}
+	return rootOfCacheTree(ix.ext, rawLen)
+}
+
+// parseIndex walks an index's entries, keeping where each is when keep is set, and finds its
+// TREE extension. A split index, whose entries are only part of the story, is refused, and
+// a sparse one when the entries are kept.
+func parseIndex(data []byte, rawLen int, keep bool) (*indexFile, bool) {
+	if len(data) < 12+rawLen || len(data) > 1<<31-1 || string(data[:4]) != "DIRC" {
+		return nil, false
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
 	if version < 2 || version > 4 {
-		return "", false
+		return nil, false
 	}
 	count := binary.BigEndian.Uint32(data[8:12])
 	end := len(data) - rawLen // the trailing checksum
-	pos := 12
+	if uint64(count) > uint64(end/(40+rawLen+3)) {
+		return nil, false // more entries than the file could hold
+	}
+	ix := &indexFile{data: data, release: func() {}, rawLen: rawLen, count: int(count), names: data}
+	if keep {
+		ix.entries = make([]indexEntry, 0, count)
+		if version == 4 {
+			ix.names = nil
+		}
+	}
+	pos, prev := 12, []byte(nil)
 	for range count {
-		next, ok := skipIndexEntry(data[:end], pos, version, rawLen)
+		next, name, nameEnd, strip, ok := indexEntryAt(data[:end], pos, version, rawLen)
 		if !ok {
-			return "", false
+			return nil, false
+		}
+		if keep {
+			e := indexEntry{at: int32(pos), name: int32(name), end: int32(nameEnd)}
+			if version == 4 { // the previous path less strip bytes, then this entry's own
+				if strip > len(prev) {
+					return nil, false
+				}
+				start := len(ix.names)
+				ix.names = append(ix.names, prev[:len(prev)-strip]...)
+				ix.names = append(ix.names, data[name:nameEnd]...)
+				e.name, e.end = int32(start), int32(len(ix.names))
+				prev = ix.names[start:]
+			}
+			ix.entries = append(ix.entries, e)
 		}
 		pos = next
 	}
@@ -56,60 +124,123 @@ func parseIndexTree(data []byte, rawLen int) (OID, bool) {
 		size := int(binary.BigEndian.Uint32(data[pos+4 : pos+8]))
 		body := pos + 8
 		if size < 0 || size > end-body {
-			return "", false
+			return nil, false
 		}
 		switch sig {
 		case "TREE":
-			return rootOfCacheTree(data[body:body+size], rawLen)
+			ix.ext = data[body : body+size]
 		case "link":
-			return "", false // a split index: its entries are only part of the story
+			return nil, false
+		case "sdir": // a directory's entries folded into one: a path lookup would miss them
+			if keep {
+				return nil, false
+			}
 		}
 		pos = body + size
 	}
-	return "", false
+	return ix, true
 }
 
-// skipIndexEntry returns where the index entry at pos ends.
-func skipIndexEntry(data []byte, pos int, version uint32, rawLen int) (int, bool) {
+// indexEntryAt returns where the index entry at pos ends and where its path lies (version 4:
+// the part of it written there, to follow the previous path less strip bytes).
+func indexEntryAt(data []byte, pos int, version uint32, rawLen int) (next, name, nameEnd, strip int, ok bool) {
 	flagsAt := pos + 40 + rawLen // ctime, mtime, dev, ino, mode, uid, gid, size: 40 bytes
 	if flagsAt+2 > len(data) {
-		return 0, false
+		return 0, 0, 0, 0, false
 	}
 	flags := binary.BigEndian.Uint16(data[flagsAt:])
-	name := flagsAt + 2
+	name = flagsAt + 2
 	if flags&0x4000 != 0 { // extended flags follow (version 3 and later)
 		if version < 3 {
-			return 0, false
+			return 0, 0, 0, 0, false
 		}
 		name += 2
 	}
 	if version == 4 {
 		// A varint of the bytes taken from the previous path, then the rest of the path and
 		// its NUL; no padding.
-		for name < len(data) && data[name]&0x80 != 0 {
-			name++
+		if strip, name, ok = readIndexVarint(data, name); !ok {
+			return 0, 0, 0, 0, false
 		}
-		name++
-		nul := bytes.IndexByte(data[min(name, len(data)):], 0)
+		nul := bytes.IndexByte(data[name:], 0)
 		if nul < 0 {
-			return 0, false
+			return 0, 0, 0, 0, false
 		}
-		return name + nul + 1, true
+		return name + nul + 1, name, name + nul, strip, true
 	}
 	nameLen := int(flags & 0xfff)
 	if nameLen == 0xfff { // too long for the field: it ends at its NUL
 		nul := bytes.IndexByte(data[min(name, len(data)):], 0)
 		if nul < 0 {
-			return 0, false
+			return 0, 0, 0, 0, false
 		}
 		nameLen = nul
 	}
 	// The path is followed by 1 to 8 NULs, padding the entry to a multiple of 8 bytes.
 	size := (name - pos + nameLen + 8) &^ 7
-	if pos+size > len(data) {
-		return 0, false
+	if pos+size > len(data) || name+nameLen > len(data) {
+		return 0, 0, 0, 0, false
 	}
-	return pos + size, true
+	return pos + size, name, name + nameLen, 0, true
+}
+
+// readIndexVarint decodes git's offset varint (varint.c) at data[pos:]: seven bits a byte,
+// the high bit set while more follow, each continuation adding one.
+func readIndexVarint(data []byte, pos int) (val, next int, ok bool) {
+	if pos >= len(data) {
+		return 0, 0, false
+	}
+	c := data[pos]
+	pos++
+	v := uint64(c & 127)
+	for c&128 != 0 {
+		v++
+		if v >= 1<<40 || pos >= len(data) {
+			return 0, 0, false
+		}
+		c = data[pos]
+		pos++
+		v = v<<7 + uint64(c&127)
+	}
+	return int(v), pos, true
+}
+
+// lookup finds path among the kept entries: its mode (as a tree writes it) and blob, found=false
+// when the index has no such file. ok=false when the entry cannot be told as a commit would
+// take it: in conflict (a stage other than 0), only intended to be added, or of a mode no tree
+// holds.
+func (ix *indexFile) lookup(path string) (mode string, id OID, found, ok bool) {
+	i := sort.Search(len(ix.entries), func(i int) bool { return bytes.Compare(ix.name(i), []byte(path)) >= 0 })
+	if i == len(ix.entries) || string(ix.name(i)) != path {
+		return "", "", false, true
+	}
+	at := int(ix.entries[i].at)
+	flags := binary.BigEndian.Uint16(ix.data[at+40+ix.rawLen:])
+	if flags&0x3000 != 0 || (i+1 < len(ix.entries) && string(ix.name(i+1)) == path) { // a conflict's stages
+		return "", "", false, false
+	}
+	if flags&0x4000 != 0 && binary.BigEndian.Uint16(ix.data[at+42+ix.rawLen:])&0x2000 != 0 {
+		return "", "", false, false // intent-to-add
+	}
+	id = OID(hex.EncodeToString(ix.data[at+40 : at+40+ix.rawLen]))
+	switch m := binary.BigEndian.Uint32(ix.data[at+24:]); m & 0o170000 {
+	case 0o100000:
+		if m&0o111 != 0 {
+			return "100755", id, true, true
+		}
+		return "100644", id, true, true
+	case 0o120000:
+		return "120000", id, true, true
+	case 0o160000:
+		return "160000", id, true, true
+	}
+	return "", "", false, false
+}
+
+// name is kept entry i's path.
+func (ix *indexFile) name(i int) []byte {
+	e := ix.entries[i]
+	return ix.names[e.name:e.end]
 }
 
 // rootOfCacheTree reads the first entry of a TREE extension, the root's: an empty path, NUL,
@@ -143,4 +274,106 @@ func (r *Repo) stagedIndexPath() string {
 		return r.HookIndex
 	}
 	return filepath.Join(r.GitDir, "index")
+}
+
+// stagedEntries is the index of the staged changes with its entries, opened at the first path
+// lookup and kept until Close.
+type stagedEntries struct {
+	mu     sync.Mutex
+	opened bool
+	ix     *indexFile // nil when it could not be read
+}
+
+// stagedIndex returns the index of the staged changes with its entries; nil when it cannot be
+// read.
+func (r *Repo) stagedIndex() *indexFile {
+	t := &r.staged
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.opened {
+		t.opened = true
+		t.ix, _ = openIndex(r.stagedIndexPath(), r.hexLen/2, true)
+	}
+	return t.ix
+}
+
+// close releases the index's mapping.
+func (t *stagedEntries) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ix != nil {
+		t.ix.release()
+		t.ix = nil
+	}
+}
+
+// StagedPaths is StagedChanges for paths only: what the next commit would change of those files,
+// from the index's entries and HEAD's tree, reading only the directories on those paths. The
+// entries are sorted by path. ok=false when the index cannot tell (it could not be read, it is
+// split or sparse, or one of the paths is in conflict or only intended to be added):
+// StagedChanges answers then.
+func (r *Repo) StagedPaths(ctx context.Context, paths []string) (changes []DiffEntry, ok bool, err error) {
+	ix := r.stagedIndex()
+	if ix == nil {
+		return nil, false, nil
+	}
+	type side struct {
+		mode string
+		id   OID
+	}
+	staged := make(map[string]side, len(paths))
+	for _, p := range paths {
+		mode, id, found, ok := ix.lookup(p)
+		if !ok {
+			return nil, false, nil
+		}
+		if found {
+			staged[p] = side{mode, id}
+		}
+	}
+	head, born, err := r.currentHead(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("read staged changes: %w", err)
+	}
+	committed := map[string]TreeEntry{}
+	if born {
+		if committed, err = r.PathEntries(ctx, string(head), paths); err != nil {
+			return nil, false, fmt.Errorf("read staged changes: %w", err)
+		}
+	}
+	zero := OID(strings.Repeat("0", r.hexLen))
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		e := DiffEntry{Path: p, OldMode: "000000", NewMode: "000000", OldOID: zero, NewOID: zero}
+		old, had := committed[p]
+		had = had && old.Type != "tree" // a directory there: the file is new
+		if had {
+			e.OldMode, e.OldOID = canonMode(old.Mode), old.OID
+		}
+		now, has := staged[p]
+		if has {
+			e.NewMode, e.NewOID = now.mode, now.id
+		}
+		switch {
+		case !had && !has:
+			continue
+		case !had:
+			e.Status = 'A'
+		case !has:
+			e.Status = 'D'
+		case e.OldMode == e.NewMode && e.OldOID == e.NewOID:
+			continue
+		case e.OldMode[:2] != e.NewMode[:2]: // 10 file, 12 symlink, 16 submodule
+			e.Status = 'T'
+		default:
+			e.Status = 'M'
+		}
+		changes = append(changes, e)
+	}
+	slices.SortFunc(changes, func(a, b DiffEntry) int { return strings.Compare(a.Path, b.Path) })
+	return changes, true, nil
 }

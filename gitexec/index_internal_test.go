@@ -264,8 +264,8 @@ func TestParseIndexTreeDamaged(t *testing.T) {
 }
 
 // FuzzParseIndexTree feeds index files, real ones (versions 2, 3 and 4, with a valid root and
-// with an intent-to-add entry) and their mutations, to the parser: it must never panic, and a
-// tree it returns is a full id.
+// with an intent-to-add entry) and their mutations, to the parser: it must never panic, a
+// tree it returns is a full id, and the entries it keeps can be looked up.
 func FuzzParseIndexTree(f *testing.F) {
 	for _, version := range []string{"2", "3", "4"} {
 		for _, intent := range []bool{false, true} {
@@ -294,6 +294,17 @@ func FuzzParseIndexTree(f *testing.F) {
 		if id, ok := parseIndexTree(data, 20); ok && (len(id) != 40 || !isLowerHexID(string(id), 40)) {
 			t.Errorf("parseIndexTree gave %q", id)
 		}
+		ix, ok := parseIndex(data, 20, true)
+		if !ok {
+			return
+		}
+		for i := range ix.entries { // every kept entry can be looked up, and is found where it is
+			if name := string(ix.name(i)); !strings.ContainsRune(name, 0) {
+				if _, id, found, ok := ix.lookup(name); ok && found && len(id) != 40 {
+					t.Errorf("lookup(%q) gave id %q", name, id)
+				}
+			}
+		}
 	})
 }
 
@@ -310,4 +321,123 @@ func TestIndexTreeSHA256(t *testing.T) {
 	if !ok || string(got) != tree {
 		t.Errorf("indexTree = %s, %v; want %s", got, ok, tree)
 	}
+}
+
+// StagedPaths tells of each path what diff-index tells: additions, deletions, changes of
+// content, of mode and of type, a file where a directory was, nothing for unchanged or absent
+// paths; from indexes of versions 2, 3 and 4, in a SHA-256 repository, and on an unborn
+// branch. An index that cannot tell (intent to add, a conflict) says so.
+func TestStagedPathsMatchDiffIndex(t *testing.T) {
+	ctx := context.Background()
+	paths := []string{"a/one", "a/b/two", "a/b", "a", "c", "gone", "swap", "swap/inner", "new/deep/f",
+		"link", "run.sh", "same", "absent", "dir/x y", "dir/é"}
+	setup := func(t *testing.T, init ...string) (string, func(stdin string, args ...string) string) {
+		dir := t.TempDir()
+		run := gitRunner(t, dir)
+		run("", append([]string{"init", "-q", "-b", "main"}, init...)...)
+		run("", "config", "user.name", "t")
+		run("", "config", "user.email", "t@example.com")
+		return dir, run
+	}
+	stage := func(t *testing.T, dir string, run func(string, ...string) string) {
+		run("", "rm", "-q", "--cached", "swap", "gone")
+		for _, p := range []string{"swap", "gone"} {
+			if err := os.Remove(filepath.Join(dir, p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeFiles(t, dir, map[string]string{"a/one": "1b\n", "a/b/two": "2b\n", "new/deep/f": "n\n", "swap/inner": "d\n", "dir/x y": "s\n", "dir/é": "e\n"})
+		if err := os.Remove(filepath.Join(dir, "link")); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("a/one", filepath.Join(dir, "link")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(dir, "run.sh"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		run("", "add", "-A")
+	}
+	compare := func(t *testing.T, dir, base string) {
+		t.Helper()
+		r, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got, ok, err := r.StagedPaths(ctx, paths)
+		if err != nil || !ok {
+			t.Fatalf("StagedPaths = %v, %v", ok, err)
+		}
+		out, err := exec.Command("git", "-C", dir, "diff-index", "--cached", "-r", "-z", "--raw", "--no-renames", base).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := r.parseRawDiff(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []DiffEntry
+		for _, e := range all {
+			if slices.Contains(paths, e.Path) {
+				want = append(want, e)
+			}
+		}
+		slices.SortFunc(want, func(a, b DiffEntry) int { return strings.Compare(a.Path, b.Path) })
+		if !slices.Equal(got, want) {
+			t.Errorf("StagedPaths:\n%v\ndiff-index:\n%v", got, want)
+		}
+		if len(want) < 5 {
+			t.Errorf("only %d changes to compare", len(want))
+		}
+	}
+	for _, c := range []struct {
+		name, version string
+		init          []string
+	}{{"v2", "2", nil}, {"v3", "3", nil}, {"v4", "4", nil}, {"sha256", "2", []string{"--object-format=sha256"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, run := setup(t, c.init...)
+			writeFiles(t, dir, map[string]string{"a/one": "1\n", "a/b/two": "2\n", "c": "3\n", "gone": "x\n", "swap": "file\n", "link": "was a file\n", "run.sh": "#!/bin/sh\n", "same": "s\n"})
+			run("", "add", "-A")
+			run("", "commit", "-q", "-m", "first")
+			run("", "update-index", "--index-version", c.version)
+			stage(t, dir, run)
+			run("", "update-index", "--add", "--cacheinfo", "100644,"+run("x\n", "hash-object", "-w", "--stdin")+",dir/x y") // v3: an extended flag
+			if c.version == "3" {
+				run("", "update-index", "--skip-worktree", "c")
+			}
+			compare(t, dir, "HEAD")
+		})
+	}
+	t.Run("unborn", func(t *testing.T) {
+		dir, run := setup(t)
+		writeFiles(t, dir, map[string]string{"a/one": "1\n", "c": "3\n", "swap": "f\n", "gone": "g\n", "link": "l\n", "run.sh": "r\n"})
+		run("", "add", "-A")
+		stage(t, dir, run)
+		compare(t, dir, run("", "hash-object", "-t", "tree", "/dev/null"))
+	})
+	t.Run("cannot tell", func(t *testing.T) {
+		dir, run := setup(t)
+		writeFiles(t, dir, map[string]string{"a/one": "1\n", "c": "3\n"})
+		run("", "add", "-A")
+		run("", "commit", "-q", "-m", "first")
+		writeFiles(t, dir, map[string]string{"later": "l\n"})
+		run("", "add", "-N", "later")
+		blob := run("", "rev-parse", "HEAD:c")
+		zero := strings.Repeat("0", 40)
+		run("0 "+zero+"\tc\n100644 "+blob+" 1\tc\n100644 "+blob+" 2\tc\n", "update-index", "--index-info")
+		r, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for _, p := range []string{"later", "c"} {
+			if got, ok, err := r.StagedPaths(ctx, []string{"a/one", p}); ok || err != nil {
+				t.Errorf("StagedPaths(%s) = %v, %v, %v; want the index to decline", p, got, ok, err)
+			}
+		}
+		if got, ok, err := r.StagedPaths(ctx, []string{"a/one"}); !ok || err != nil || len(got) != 0 {
+			t.Errorf("StagedPaths(a/one) = %v, %v, %v; want no change", got, ok, err)
+		}
+	})
 }

@@ -25,11 +25,12 @@ type Repo struct {
 	env        []string // environment of every child
 	hexLen     int      // 40 (sha1) or 64 (sha256)
 	cat        batchProc
-	objects    objectCache // trees and commits read, by names that cannot change
-	loose      looseState  // whether loose objects are read from their files (loose.go)
-	packs      packSet     // packed objects read from the pack files (packread.go)
-	ahead      prestarted  // processes started before their input is known (PrestartWrites)
-	headAtOpen OID         // HEAD when opened; "" on an unborn branch
+	objects    objectCache   // trees and commits read, by names that cannot change
+	loose      looseState    // whether loose objects are read from their files (loose.go)
+	packs      packSet       // packed objects read from the pack files (packread.go)
+	staged     stagedEntries // the index's entries, for StagedPaths (index.go)
+	ahead      prestarted    // processes started before their input is known (PrestartWrites)
+	headAtOpen OID           // HEAD when opened; "" on an unborn branch
 	// filesRefs: opened from its files (openFromFiles), so refs are loose files and
 	// packed-refs (in CommonDir, a linked worktree's own refs in GitDir: refsDir), and
 	// ResolveRef reads them without a process.
@@ -290,6 +291,7 @@ func (r *Repo) Close() error {
 	r.ahead.close()
 	err := errors.Join(r.flushDeferred(context.Background()), r.cat.close())
 	r.packs.close()
+	r.staged.close()
 	return err
 }
 
