@@ -88,15 +88,19 @@ func BenchmarkBuildTree10of10000(b *testing.B) {
 // as many directories) stages in a repository of 10,000, as prepare-commit-msg does (opening
 // the repository each time, as a hook does): from the index's cache-tree against HEAD's tree,
 // and, for the raw cost of git, with "git diff-index --cached", which reads and hashes the
-// whole index. First with every object loose, then with HEAD's packed (the staged trees stay
-// loose, as git commit leaves them).
+// whole index; and StagedPaths, from the index's entries and HEAD's tree, for 8 of the staged
+// files and for all of them. First with every object loose, then with HEAD's packed (the
+// staged trees stay loose, as git commit leaves them).
 func BenchmarkStagedChangesOf10000(b *testing.B) {
 	dir := repoOf10000(b)
 	git(b, dir, "commit", "-q", "-m", "base")
+	var paths []string
 	stage := func(k int) {
 		git(b, dir, "reset", "-q", "--hard", "HEAD")
+		paths = paths[:0]
 		for i := range k {
-			writeFile(b, dir, fmt.Sprintf("dir%02d/file%02d.txt", i*100/k, i%100), fmt.Sprintf("changed %d of %d\n", i, k))
+			paths = append(paths, fmt.Sprintf("dir%02d/file%02d.txt", i*100/k, i%100))
+			writeFile(b, dir, paths[i], fmt.Sprintf("changed %d of %d\n", i, k))
 		}
 		git(b, dir, "add", "-A")
 		git(b, dir, "write-tree") // what git commit does before prepare-commit-msg
@@ -125,6 +129,25 @@ func BenchmarkStagedChangesOf10000(b *testing.B) {
 					b.StartTimer()
 				}
 			})
+			// What prepare-commit-msg asks now: the first 8 of the session's files, and all k.
+			for _, n := range []int{8, k} {
+				b.Run(fmt.Sprintf("%s/k=%d/paths=%d", layout, k, n), func(b *testing.B) {
+					for b.Loop() {
+						b.StopTimer()
+						r, err := gitexec.Open(ctx, dir)
+						if err != nil {
+							b.Fatal(err)
+						}
+						b.StartTimer()
+						if got, ok, err := r.StagedPaths(ctx, paths[:n]); err != nil || !ok || len(got) != n {
+							b.Fatalf("StagedPaths = %d entries, %v, %v", len(got), ok, err)
+						}
+						b.StopTimer()
+						r.Close()
+						b.StartTimer()
+					}
+				})
+			}
 			b.Run(fmt.Sprintf("%s/k=%d/diff-index", layout, k), func(b *testing.B) {
 				for b.Loop() {
 					if out := git(b, dir, "diff-index", "--cached", "-r", "-z", "--raw", "--no-renames", "HEAD"); strings.Count(out, "\x00") != 2*k {
