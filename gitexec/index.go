@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,24 +21,21 @@ import (
 // every read. An index this code does not fully understand, or whose root entry is invalid,
 // leaves the question to "git diff-index".
 
-// indexFile is an index file parsed as far as its entries and its TREE extension.
+// indexFile is an index file walked as far as its extensions.
 type indexFile struct {
 	data    []byte // the file (mapped)
 	release func()
 	rawLen  int
-	count   int          // entries, from the header
-	entries []indexEntry // when kept: in the index's order, by path then stage
-	names   []byte       // the paths: data itself, or (version 4) the paths written out
-	ext     []byte       // the TREE extension; nil when there is none
+	version uint32
+	count   int    // entries, from the header
+	ext     []byte // the TREE extension; nil when there is none
+	sparse  bool   // a sparse index: some directories are single entries
 }
-
-// indexEntry locates one entry: its fixed fields at data[at:] and its path at names[name:end].
-type indexEntry struct{ at, name, end int32 }
 
 // indexTree returns the root tree recorded in the index at path, when its cache-tree
 // extension holds a valid root entry, and the number of entries in the index.
 func indexTree(path string, hexLen int) (OID, int, bool) {
-	ix, ok := openIndex(path, hexLen/2, false)
+	ix, ok := openIndex(path, hexLen/2)
 	if !ok {
 		return "", 0, false
 	}
@@ -48,14 +44,13 @@ func indexTree(path string, hexLen int) (OID, int, bool) {
 	return tree, ix.count, ok
 }
 
-// openIndex maps and parses the index at path, keeping its entries when keep is set; the
-// caller releases it.
-func openIndex(path string, rawLen int, keep bool) (*indexFile, bool) {
+// openIndex maps and walks the index at path; the caller releases it.
+func openIndex(path string, rawLen int) (*indexFile, bool) {
 	data, release, err := mapFile(path)
 	if err != nil {
 		return nil, false
 	}
-	ix, ok := parseIndex(data, rawLen, keep)
+	ix, ok := parseIndex(data, rawLen)
 	if !ok {
 		release()
 		return nil, false
@@ -67,55 +62,30 @@ func openIndex(path string, rawLen int, keep bool) (*indexFile, bool) {
 // parseIndexTree finds the cache-tree root of an index file (gitformat-index(5)) whose ids
 // are rawLen bytes long.
 func parseIndexTree(data []byte, rawLen int) (OID, bool) {
-	ix, ok := parseIndex(data, rawLen, false)
+	ix, ok := parseIndex(data, rawLen)
 	if !ok {
 		return "", false
 	}
 	return rootOfCacheTree(ix.ext, rawLen)
 }
 
-// parseIndex walks an index's entries, keeping where each is when keep is set, and finds its
-// TREE extension. A split index, whose entries are only part of the story, is refused, and
-// a sparse one when the entries are kept.
-func parseIndex(data []byte, rawLen int, keep bool) (*indexFile, bool) {
-	if len(data) < 12+rawLen || len(data) > 1<<31-1 || string(data[:4]) != "DIRC" {
+// parseIndex walks an index's entries to its extensions and finds its TREE extension. A split
+// index, whose entries are only part of the story, is refused.
+func parseIndex(data []byte, rawLen int) (*indexFile, bool) {
+	if len(data) < 12+rawLen || string(data[:4]) != "DIRC" {
 		return nil, false
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
 	if version < 2 || version > 4 {
 		return nil, false
 	}
-	count := binary.BigEndian.Uint32(data[8:12])
+	ix := &indexFile{data: data, release: func() {}, rawLen: rawLen, version: version, count: int(binary.BigEndian.Uint32(data[8:12]))}
 	end := len(data) - rawLen // the trailing checksum
-	if uint64(count) > uint64(end/(40+rawLen+3)) {
-		return nil, false // more entries than the file could hold
-	}
-	ix := &indexFile{data: data, release: func() {}, rawLen: rawLen, count: int(count), names: data}
-	if keep {
-		ix.entries = make([]indexEntry, 0, count)
-		if version == 4 {
-			ix.names = nil
-		}
-	}
-	pos, prev := 12, []byte(nil)
-	for range count {
-		next, name, nameEnd, strip, ok := indexEntryAt(data[:end], pos, version, rawLen)
+	pos := 12
+	for range ix.count {
+		next, _, _, _, ok := indexEntryAt(data[:end], pos, version, rawLen)
 		if !ok {
 			return nil, false
-		}
-		if keep {
-			e := indexEntry{at: int32(pos), name: int32(name), end: int32(nameEnd)}
-			if version == 4 { // the previous path less strip bytes, then this entry's own
-				if strip > len(prev) {
-					return nil, false
-				}
-				start := len(ix.names)
-				ix.names = append(ix.names, prev[:len(prev)-strip]...)
-				ix.names = append(ix.names, data[name:nameEnd]...)
-				e.name, e.end = int32(start), int32(len(ix.names))
-				prev = ix.names[start:]
-			}
-			ix.entries = append(ix.entries, e)
 		}
 		pos = next
 	}
@@ -131,10 +101,8 @@ func parseIndex(data []byte, rawLen int, keep bool) (*indexFile, bool) {
 			ix.ext = data[body : body+size]
 		case "link":
 			return nil, false
-		case "sdir": // a directory's entries folded into one: a path lookup would miss them
-			if keep {
-				return nil, false
-			}
+		case "sdir":
+			ix.sparse = true
 		}
 		pos = body + size
 	}
@@ -205,42 +173,85 @@ func readIndexVarint(data []byte, pos int) (val, next int, ok bool) {
 	return int(v), pos, true
 }
 
-// lookup finds path among the kept entries: its mode (as a tree writes it) and blob, found=false
-// when the index has no such file. ok=false when the entry cannot be told as a commit would
-// take it: in conflict (a stage other than 0), only intended to be added, or of a mode no tree
-// holds.
-func (ix *indexFile) lookup(path string) (mode string, id OID, found, ok bool) {
-	i := sort.Search(len(ix.entries), func(i int) bool { return bytes.Compare(ix.name(i), []byte(path)) >= 0 })
-	if i == len(ix.entries) || string(ix.name(i)) != path {
-		return "", "", false, true
-	}
-	at := int(ix.entries[i].at)
-	flags := binary.BigEndian.Uint16(ix.data[at+40+ix.rawLen:])
-	if flags&0x3000 != 0 || (i+1 < len(ix.entries) && string(ix.name(i+1)) == path) { // a conflict's stages
-		return "", "", false, false
-	}
-	if flags&0x4000 != 0 && binary.BigEndian.Uint16(ix.data[at+42+ix.rawLen:])&0x2000 != 0 {
-		return "", "", false, false // intent-to-add
-	}
-	id = OID(hex.EncodeToString(ix.data[at+40 : at+40+ix.rawLen]))
-	switch m := binary.BigEndian.Uint32(ix.data[at+24:]); m & 0o170000 {
-	case 0o100000:
-		if m&0o111 != 0 {
-			return "100755", id, true, true
-		}
-		return "100644", id, true, true
-	case 0o120000:
-		return "120000", id, true, true
-	case 0o160000:
-		return "160000", id, true, true
-	}
-	return "", "", false, false
+// indexFileEntry is a file as the index stages it.
+type indexFileEntry struct {
+	mode string // as a tree writes it
+	id   OID
 }
 
-// name is kept entry i's path.
-func (ix *indexFile) name(i int) []byte {
-	e := ix.entries[i]
-	return ix.names[e.name:e.end]
+// lookup finds paths (sorted, without repeats) among the index's entries, reading them in
+// order only as far as the last: the files staged at those paths (an absent path has none).
+// ok=false when the index cannot tell what a commit would take: a path in conflict (a stage
+// other than 0), only intended to be added, of a mode no tree holds, or (a sparse index) a
+// directory folded into one entry on the way.
+func (ix *indexFile) lookup(paths []string) (map[string]indexFileEntry, bool) {
+	out := make(map[string]indexFileEntry, len(paths))
+	end := len(ix.data) - ix.rawLen
+	pos, j := 12, 0
+	var path []byte // the entry's path; version 4 builds it from the previous one
+	matched := false
+	for range ix.count {
+		if j == len(paths) {
+			break
+		}
+		next, name, nameEnd, strip, ok := indexEntryAt(ix.data[:end], pos, ix.version, ix.rawLen)
+		if !ok || strip > len(path) {
+			return nil, false
+		}
+		if ix.version == 4 {
+			path = append(path[:len(path)-strip], ix.data[name:nameEnd]...)
+		} else {
+			path = ix.data[name:nameEnd]
+		}
+		at := pos
+		pos = next
+		for j < len(paths) && paths[j] < string(path) {
+			j, matched = j+1, false
+		}
+		if j == len(paths) {
+			break
+		}
+		if ix.sparse && binary.BigEndian.Uint32(ix.data[at+24:])&0o170000 == 0o040000 {
+			return nil, false // a folded directory: what it holds is not listed
+		}
+		if paths[j] != string(path) {
+			continue
+		}
+		if matched { // a second entry for the path: the stages of a conflict
+			return nil, false
+		}
+		matched = true
+		e, ok := ix.fileEntry(at)
+		if !ok {
+			return nil, false
+		}
+		out[paths[j]] = e
+	}
+	return out, true
+}
+
+// fileEntry reads the entry at pos as a file a commit takes; ok=false when it cannot.
+func (ix *indexFile) fileEntry(pos int) (indexFileEntry, bool) {
+	flags := binary.BigEndian.Uint16(ix.data[pos+40+ix.rawLen:])
+	if flags&0x3000 != 0 { // a stage other than 0: a conflict
+		return indexFileEntry{}, false
+	}
+	if flags&0x4000 != 0 && binary.BigEndian.Uint16(ix.data[pos+42+ix.rawLen:])&0x2000 != 0 {
+		return indexFileEntry{}, false // intent-to-add
+	}
+	id := OID(hex.EncodeToString(ix.data[pos+40 : pos+40+ix.rawLen]))
+	switch m := binary.BigEndian.Uint32(ix.data[pos+24:]); m & 0o170000 {
+	case 0o100000:
+		if m&0o111 != 0 {
+			return indexFileEntry{"100755", id}, true
+		}
+		return indexFileEntry{"100644", id}, true
+	case 0o120000:
+		return indexFileEntry{"120000", id}, true
+	case 0o160000:
+		return indexFileEntry{"160000", id}, true
+	}
+	return indexFileEntry{}, false
 }
 
 // rootOfCacheTree reads the first entry of a TREE extension, the root's: an empty path, NUL,
@@ -292,7 +303,7 @@ func (r *Repo) stagedIndex() *indexFile {
 	defer t.mu.Unlock()
 	if !t.opened {
 		t.opened = true
-		t.ix, _ = openIndex(r.stagedIndexPath(), r.hexLen/2, true)
+		t.ix, _ = openIndex(r.stagedIndexPath(), r.hexLen/2)
 	}
 	return t.ix
 }
@@ -317,19 +328,12 @@ func (r *Repo) StagedPaths(ctx context.Context, paths []string) (changes []DiffE
 	if ix == nil {
 		return nil, false, nil
 	}
-	type side struct {
-		mode string
-		id   OID
-	}
-	staged := make(map[string]side, len(paths))
-	for _, p := range paths {
-		mode, id, found, ok := ix.lookup(p)
-		if !ok {
-			return nil, false, nil
-		}
-		if found {
-			staged[p] = side{mode, id}
-		}
+	sorted := slices.Clone(paths)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	staged, ok := ix.lookup(sorted)
+	if !ok {
+		return nil, false, nil
 	}
 	head, born, err := r.currentHead(ctx)
 	if err != nil {
@@ -342,12 +346,7 @@ func (r *Repo) StagedPaths(ctx context.Context, paths []string) (changes []DiffE
 		}
 	}
 	zero := OID(strings.Repeat("0", r.hexLen))
-	seen := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		if seen[p] {
-			continue
-		}
-		seen[p] = true
+	for _, p := range sorted {
 		e := DiffEntry{Path: p, OldMode: "000000", NewMode: "000000", OldOID: zero, NewOID: zero}
 		old, had := committed[p]
 		had = had && old.Type != "tree" // a directory there: the file is new
@@ -374,6 +373,5 @@ func (r *Repo) StagedPaths(ctx context.Context, paths []string) (changes []DiffE
 		}
 		changes = append(changes, e)
 	}
-	slices.SortFunc(changes, func(a, b DiffEntry) int { return strings.Compare(a.Path, b.Path) })
 	return changes, true, nil
 }

@@ -265,7 +265,7 @@ func TestParseIndexTreeDamaged(t *testing.T) {
 
 // FuzzParseIndexTree feeds index files, real ones (versions 2, 3 and 4, with a valid root and
 // with an intent-to-add entry) and their mutations, to the parser: it must never panic, a
-// tree it returns is a full id, and the entries it keeps can be looked up.
+// tree it returns is a full id, and a path lookup gives full ids.
 func FuzzParseIndexTree(f *testing.F) {
 	for _, version := range []string{"2", "3", "4"} {
 		for _, intent := range []bool{false, true} {
@@ -294,15 +294,14 @@ func FuzzParseIndexTree(f *testing.F) {
 		if id, ok := parseIndexTree(data, 20); ok && (len(id) != 40 || !isLowerHexID(string(id), 40)) {
 			t.Errorf("parseIndexTree gave %q", id)
 		}
-		ix, ok := parseIndex(data, 20, true)
+		ix, ok := parseIndex(data, 20)
 		if !ok {
 			return
 		}
-		for i := range ix.entries { // every kept entry can be looked up, and is found where it is
-			if name := string(ix.name(i)); !strings.ContainsRune(name, 0) {
-				if _, id, found, ok := ix.lookup(name); ok && found && len(id) != 40 {
-					t.Errorf("lookup(%q) gave id %q", name, id)
-				}
+		found, ok := ix.lookup([]string{"a/one", "b", "c", "c/d/e", "later"})
+		for p, e := range found {
+			if !ok || len(e.id) != 40 || !isLowerHexID(string(e.id), 40) {
+				t.Errorf("lookup gave %s: %+v (ok=%v)", p, e, ok)
 			}
 		}
 	})
@@ -438,6 +437,26 @@ func TestStagedPathsMatchDiffIndex(t *testing.T) {
 		}
 		if got, ok, err := r.StagedPaths(ctx, []string{"a/one"}); !ok || err != nil || len(got) != 0 {
 			t.Errorf("StagedPaths(a/one) = %v, %v, %v; want no change", got, ok, err)
+		}
+	})
+	t.Run("sparse", func(t *testing.T) { // b/ folded into one entry
+		dir, run := setup(t)
+		writeFiles(t, dir, map[string]string{"a/one": "1\n", "b/two": "2\n", "c": "3\n"})
+		run("", "add", "-A")
+		run("", "commit", "-q", "-m", "first")
+		run("", "sparse-checkout", "set", "--cone", "--sparse-index", "a")
+		writeFiles(t, dir, map[string]string{"a/one": "changed\n"})
+		run("", "add", "a/one")
+		r, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if got, ok, err := r.StagedPaths(ctx, []string{"b/two"}); ok || err != nil {
+			t.Errorf("StagedPaths(b/two) = %v, %v, %v; want the index to decline", got, ok, err)
+		}
+		if got, ok, err := r.StagedPaths(ctx, []string{"a/one"}); !ok || err != nil || len(got) != 1 || got[0].Status != 'M' {
+			t.Errorf("StagedPaths(a/one) = %v, %v, %v; want it changed", got, ok, err)
 		}
 	})
 }
