@@ -29,7 +29,6 @@ type indexFile struct {
 	version uint32
 	count   int    // entries, from the header
 	ext     []byte // the TREE extension; nil when there is none
-	sparse  bool   // a sparse index: some directories are single entries
 }
 
 // indexTree returns the root tree recorded in the index at path, when its cache-tree
@@ -101,8 +100,6 @@ func parseIndex(data []byte, rawLen int) (*indexFile, bool) {
 			ix.ext = data[body : body+size]
 		case "link":
 			return nil, false
-		case "sdir":
-			ix.sparse = true
 		}
 		pos = body + size
 	}
@@ -183,7 +180,7 @@ type indexFileEntry struct {
 // order only as far as the last: the files staged at those paths (an absent path has none).
 // ok=false when the index cannot tell what a commit would take: a path in conflict (a stage
 // other than 0), only intended to be added, of a mode no tree holds, or (a sparse index) a
-// directory folded into one entry on the way.
+// directory folded into one entry on the way, or an index that does not read as one.
 func (ix *indexFile) lookup(paths []string) (map[string]indexFileEntry, bool) {
 	out := make(map[string]indexFileEntry, len(paths))
 	end := len(ix.data) - ix.rawLen
@@ -211,7 +208,7 @@ func (ix *indexFile) lookup(paths []string) (map[string]indexFileEntry, bool) {
 		if j == len(paths) {
 			break
 		}
-		if ix.sparse && binary.BigEndian.Uint32(ix.data[at+24:])&0o170000 == 0o040000 {
+		if binary.BigEndian.Uint32(ix.data[at+24:])&0o170000 == 0o040000 { // only in a sparse index
 			return nil, false // a folded directory: what it holds is not listed
 		}
 		if paths[j] != string(path) {
@@ -303,9 +300,37 @@ func (r *Repo) stagedIndex() *indexFile {
 	defer t.mu.Unlock()
 	if !t.opened {
 		t.opened = true
-		t.ix, _ = openIndex(r.stagedIndexPath(), r.hexLen/2)
+		t.ix = r.openIndexEntries(r.stagedIndexPath())
 	}
 	return t.ix
+}
+
+// openIndexEntries maps the index at path for lookups of its entries, which read only as far
+// as they need: the walk to its extensions is left out. The one extension that changes what
+// the entries mean is a split index's link to the shared index holding the rest of them, and
+// that shared index is a file beside the index or in the git directory: where there is one, the
+// index is not used. nil when it cannot be.
+func (r *Repo) openIndexEntries(path string) *indexFile {
+	for _, dir := range []string{filepath.Dir(path), r.GitDir, r.CommonDir} {
+		if shared, err := filepath.Glob(filepath.Join(dir, "sharedindex.*")); err != nil || len(shared) > 0 {
+			return nil
+		}
+	}
+	data, release, err := mapFile(path)
+	if err != nil {
+		return nil
+	}
+	rawLen := r.hexLen / 2
+	if len(data) < 12+rawLen || string(data[:4]) != "DIRC" {
+		release()
+		return nil
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		release()
+		return nil
+	}
+	return &indexFile{data: data, release: release, rawLen: rawLen, version: version, count: int(binary.BigEndian.Uint32(data[8:12]))}
 }
 
 // close releases the index's mapping.

@@ -439,6 +439,23 @@ func TestStagedPathsMatchDiffIndex(t *testing.T) {
 			t.Errorf("StagedPaths(a/one) = %v, %v, %v; want no change", got, ok, err)
 		}
 	})
+	t.Run("split", func(t *testing.T) { // the entries are partly in a shared index
+		dir, run := setup(t)
+		writeFiles(t, dir, map[string]string{"a/one": "1\n", "c": "3\n"})
+		run("", "add", "-A")
+		run("", "commit", "-q", "-m", "first")
+		run("", "update-index", "--split-index")
+		writeFiles(t, dir, map[string]string{"c": "changed\n"})
+		run("", "add", "c")
+		r, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if got, ok, err := r.StagedPaths(ctx, []string{"a/one", "c"}); ok || err != nil {
+			t.Errorf("StagedPaths = %v, %v, %v; want the split index to decline", got, ok, err)
+		}
+	})
 	t.Run("sparse", func(t *testing.T) { // b/ folded into one entry
 		dir, run := setup(t)
 		writeFiles(t, dir, map[string]string{"a/one": "1\n", "b/two": "2\n", "c": "3\n"})
