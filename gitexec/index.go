@@ -71,14 +71,11 @@ func parseIndexTree(data []byte, rawLen int) (OID, bool) {
 // parseIndex walks an index's entries to its extensions and finds its TREE extension. A split
 // index, whose entries are only part of the story, is refused.
 func parseIndex(data []byte, rawLen int) (*indexFile, bool) {
-	if len(data) < 12+rawLen || string(data[:4]) != "DIRC" {
+	ix, ok := indexHeader(data, rawLen)
+	if !ok {
 		return nil, false
 	}
-	version := binary.BigEndian.Uint32(data[4:8])
-	if version < 2 || version > 4 {
-		return nil, false
-	}
-	ix := &indexFile{data: data, release: func() {}, rawLen: rawLen, version: version, count: int(binary.BigEndian.Uint32(data[8:12]))}
+	version := ix.version
 	end := len(data) - rawLen // the trailing checksum
 	pos := 12
 	for range ix.count {
@@ -104,6 +101,19 @@ func parseIndex(data []byte, rawLen int) (*indexFile, bool) {
 		pos = body + size
 	}
 	return ix, true
+}
+
+// indexHeader reads an index's header: signature, a version this code reads (2 to 4) and the
+// number of entries.
+func indexHeader(data []byte, rawLen int) (*indexFile, bool) {
+	if len(data) < 12+rawLen || string(data[:4]) != "DIRC" {
+		return nil, false
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		return nil, false
+	}
+	return &indexFile{data: data, release: func() {}, rawLen: rawLen, version: version, count: int(binary.BigEndian.Uint32(data[8:12]))}, true
 }
 
 // indexEntryAt returns where the index entry at pos ends and where its path lies (version 4:
@@ -320,17 +330,13 @@ func (r *Repo) openIndexEntries(path string) *indexFile {
 	if err != nil {
 		return nil
 	}
-	rawLen := r.hexLen / 2
-	if len(data) < 12+rawLen || string(data[:4]) != "DIRC" {
+	ix, ok := indexHeader(data, r.hexLen/2)
+	if !ok {
 		release()
 		return nil
 	}
-	version := binary.BigEndian.Uint32(data[4:8])
-	if version < 2 || version > 4 {
-		release()
-		return nil
-	}
-	return &indexFile{data: data, release: release, rawLen: rawLen, version: version, count: int(binary.BigEndian.Uint32(data[8:12]))}
+	ix.release = release
+	return ix
 }
 
 // close releases the index's mapping.
@@ -372,31 +378,16 @@ func (r *Repo) StagedPaths(ctx context.Context, paths []string) (changes []DiffE
 	}
 	zero := OID(strings.Repeat("0", r.hexLen))
 	for _, p := range sorted {
-		e := DiffEntry{Path: p, OldMode: "000000", NewMode: "000000", OldOID: zero, NewOID: zero}
-		old, had := committed[p]
-		had = had && old.Type != "tree" // a directory there: the file is new
-		if had {
-			e.OldMode, e.OldOID = canonMode(old.Mode), old.OID
+		var was, is side
+		if old, had := committed[p]; had && old.Type != "tree" { // a directory there: the file is new
+			was = side{canonMode(old.Mode), old.OID}
 		}
-		now, has := staged[p]
-		if has {
-			e.NewMode, e.NewOID = now.mode, now.id
+		if now, has := staged[p]; has {
+			is = side{now.mode, now.id}
 		}
-		switch {
-		case !had && !has:
-			continue
-		case !had:
-			e.Status = 'A'
-		case !has:
-			e.Status = 'D'
-		case e.OldMode == e.NewMode && e.OldOID == e.NewOID:
-			continue
-		case e.OldMode[:2] != e.NewMode[:2]: // 10 file, 12 symlink, 16 submodule
-			e.Status = 'T'
-		default:
-			e.Status = 'M'
+		if was != is {
+			changes = append(changes, change(p, zero, was, is))
 		}
-		changes = append(changes, e)
 	}
 	return changes, true, nil
 }

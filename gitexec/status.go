@@ -254,26 +254,44 @@ func (d *treeDiff) entry(ctx context.Context, prefix string, a, b *TreeEntry) er
 	if (a != nil && a.Type == "tree") || (b != nil && b.Type == "tree") {
 		return d.level(ctx, prefix+treeName(a, b)+"/", sub[0], sub[1])
 	}
-	zero := OID(strings.Repeat("0", d.r.hexLen))
-	e := DiffEntry{Path: prefix + treeName(a, b), OldMode: "000000", NewMode: "000000", OldOID: zero, NewOID: zero}
+	var was, is side
 	if a != nil {
-		e.OldMode, e.OldOID = canonMode(a.Mode), a.OID
+		was = side{canonMode(a.Mode), a.OID}
 	}
 	if b != nil {
-		e.NewMode, e.NewOID = canonMode(b.Mode), b.OID
+		is = side{canonMode(b.Mode), b.OID}
+	}
+	d.out = append(d.out, change(prefix+treeName(a, b), OID(strings.Repeat("0", d.r.hexLen)), was, is))
+	return nil
+}
+
+// side is a file as one side of a change sees it; the zero side is no file.
+type side struct {
+	mode string // canonical
+	oid  OID
+}
+
+// change is what became of path from one side to the other, as diff-index reports it: an
+// absent side has mode 000000 and the zero id.
+func change(path string, zero OID, was, is side) DiffEntry {
+	e := DiffEntry{Path: path, OldMode: "000000", NewMode: "000000", OldOID: zero, NewOID: zero}
+	if was.mode != "" {
+		e.OldMode, e.OldOID = was.mode, was.oid
+	}
+	if is.mode != "" {
+		e.NewMode, e.NewOID = is.mode, is.oid
 	}
 	switch {
-	case a == nil:
+	case was.mode == "":
 		e.Status = 'A'
-	case b == nil:
+	case is.mode == "":
 		e.Status = 'D'
 	case e.OldMode[:2] != e.NewMode[:2]: // 10 file, 12 symlink, 16 submodule
 		e.Status = 'T'
 	default:
 		e.Status = 'M'
 	}
-	d.out = append(d.out, e)
-	return nil
+	return e
 }
 
 // unchanged reports whether a name is the same on both sides: the walk neither lists nor
