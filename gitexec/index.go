@@ -21,14 +21,15 @@ import (
 // every read. An index this code does not fully understand, or whose root entry is invalid,
 // leaves the question to "git diff-index".
 
-// indexFile is an index file walked as far as its extensions.
+// indexFile is a mapped index file: its header, and its TREE extension when parseIndex walked
+// it as far as its extensions.
 type indexFile struct {
 	data    []byte // the file (mapped)
 	release func()
 	rawLen  int
 	version uint32
 	count   int    // entries, from the header
-	ext     []byte // the TREE extension; nil when there is none
+	ext     []byte // the TREE extension; nil when there is none or it was not read
 }
 
 // indexTree returns the root tree recorded in the index at path, when its cache-tree
