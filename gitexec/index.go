@@ -190,8 +190,8 @@ type indexFileEntry struct {
 // lookup finds paths (sorted, without repeats) among the index's entries, reading them in
 // order only as far as the last: the files staged at those paths (an absent path has none).
 // ok=false when the index cannot tell what a commit would take: a path in conflict (a stage
-// other than 0), only intended to be added, of a mode no tree holds, or (a sparse index) a
-// directory folded into one entry on the way, or an index that does not read as one.
+// other than 0), only intended to be added, of a mode no tree holds, or (a sparse index) inside
+// a directory folded into one entry, or an index that does not read as one.
 func (ix *indexFile) lookup(paths []string) (map[string]indexFileEntry, bool) {
 	out := make(map[string]indexFileEntry, len(paths))
 	end := len(ix.data) - ix.rawLen
@@ -220,7 +220,12 @@ func (ix *indexFile) lookup(paths []string) (map[string]indexFileEntry, bool) {
 			break
 		}
 		if binary.BigEndian.Uint32(ix.data[at+24:])&0o170000 == 0o040000 { // only in a sparse index
-			return nil, false // a folded directory: what it holds is not listed
+			// A folded directory ("dir/"): what it holds is not listed. The path asked for next
+			// is not before it; unless it lies inside, it and the rest sort after all it holds.
+			if bytes.HasPrefix([]byte(paths[j]), path) {
+				return nil, false
+			}
+			continue
 		}
 		if paths[j] != string(path) {
 			continue

@@ -456,24 +456,32 @@ func TestStagedPathsMatchDiffIndex(t *testing.T) {
 			t.Errorf("StagedPaths = %v, %v, %v; want the split index to decline", got, ok, err)
 		}
 	})
-	t.Run("sparse", func(t *testing.T) { // b/ folded into one entry
-		dir, run := setup(t)
-		writeFiles(t, dir, map[string]string{"a/one": "1\n", "b/two": "2\n", "c": "3\n"})
-		run("", "add", "-A")
-		run("", "commit", "-q", "-m", "first")
-		run("", "sparse-checkout", "set", "--cone", "--sparse-index", "a")
-		writeFiles(t, dir, map[string]string{"a/one": "changed\n"})
-		run("", "add", "a/one")
-		r, err := Open(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		if got, ok, err := r.StagedPaths(ctx, []string{"b/two"}); ok || err != nil {
-			t.Errorf("StagedPaths(b/two) = %v, %v, %v; want the index to decline", got, ok, err)
-		}
-		if got, ok, err := r.StagedPaths(ctx, []string{"a/one"}); !ok || err != nil || len(got) != 1 || got[0].Status != 'M' {
-			t.Errorf("StagedPaths(a/one) = %v, %v, %v; want it changed", got, ok, err)
-		}
-	})
+	for _, version := range []string{"3", "4"} { // v4: paths prefix-compressed
+		t.Run("sparse v"+version, func(t *testing.T) { // b/ folded into one entry
+			dir, run := setup(t)
+			writeFiles(t, dir, map[string]string{"a/one": "1\n", "b/two": "2\n", "c": "3\n"})
+			run("", "add", "-A")
+			run("", "commit", "-q", "-m", "first")
+			run("", "sparse-checkout", "set", "--cone", "--sparse-index", "a")
+			run("", "update-index", "--index-version", version)
+			writeFiles(t, dir, map[string]string{"a/one": "changed\n"})
+			run("", "add", "a/one")
+			r, err := Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			for _, paths := range [][]string{{"b/two"}, {"a/one", "b/two", "c"}, {"b/"}, {"b/x/y"}} {
+				if got, ok, err := r.StagedPaths(ctx, paths); ok || err != nil {
+					t.Errorf("StagedPaths(%q) = %v, %v, %v; want the index to decline", paths, got, ok, err)
+				}
+			}
+			// Paths before and after the folded b/, not in it: the index tells.
+			for _, paths := range [][]string{{"a/one"}, {"a/one", "c"}, {"a/one", "b.txt", "b0", "c"}} {
+				if got, ok, err := r.StagedPaths(ctx, paths); !ok || err != nil || len(got) != 1 || got[0].Path != "a/one" || got[0].Status != 'M' {
+					t.Errorf("StagedPaths(%q) = %v, %v, %v; want a/one changed", paths, got, ok, err)
+				}
+			}
+		})
+	}
 }
