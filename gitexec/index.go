@@ -324,19 +324,27 @@ func (r *Repo) stagedIndex() *indexFile {
 // openIndexEntries maps the index at path for lookups of its entries, which read only as far
 // as they need: the walk to its extensions is left out. The one extension that changes what
 // the entries mean is a split index's link to the shared index holding the rest of them, and
-// that shared index is a file beside the index or in the git directory: where there is one, the
-// index is not used. nil when it cannot be.
+// that shared index is a file beside the index or in the git directory. Only where there is
+// one is the index walked to its extensions, and used if it has no link (git keeps a shared
+// index for a while after the split is turned off). nil when it cannot be used.
 func (r *Repo) openIndexEntries(path string) *indexFile {
+	shared := false
 	for _, dir := range []string{filepath.Dir(path), r.GitDir, r.CommonDir} {
-		if shared, err := filepath.Glob(filepath.Join(dir, "sharedindex.*")); err != nil || len(shared) > 0 {
+		found, err := filepath.Glob(filepath.Join(dir, "sharedindex.*"))
+		if err != nil {
 			return nil
 		}
+		shared = shared || len(found) > 0
 	}
 	data, release, err := mapFile(path)
 	if err != nil {
 		return nil
 	}
-	ix, ok := indexHeader(data, r.hexLen/2)
+	rawLen := r.hexLen / 2
+	ix, ok := indexHeader(data, rawLen)
+	if ok && shared {
+		_, ok = parseIndex(data, rawLen) // refuses a link
+	}
 	if !ok {
 		release()
 		return nil

@@ -455,6 +455,20 @@ func TestStagedPathsMatchDiffIndex(t *testing.T) {
 		if got, ok, err := r.StagedPaths(ctx, []string{"a/one", "c"}); ok || err != nil {
 			t.Errorf("StagedPaths = %v, %v, %v; want the split index to decline", got, ok, err)
 		}
+		// Split no more: git keeps the shared index for a while, and the index no longer links
+		// to it.
+		run("", "update-index", "--no-split-index")
+		if shared, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*")); len(shared) == 0 {
+			t.Fatal("no shared index left behind")
+		}
+		r2, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r2.Close()
+		if got, ok, err := r2.StagedPaths(ctx, []string{"a/one", "c"}); !ok || err != nil || len(got) != 1 || got[0].Path != "c" || got[0].Status != 'M' {
+			t.Errorf("StagedPaths after --no-split-index = %v, %v, %v; want c changed", got, ok, err)
+		}
 	})
 	for _, version := range []string{"3", "4"} { // v4: paths prefix-compressed
 		t.Run("sparse v"+version, func(t *testing.T) { // b/ folded into one entry
