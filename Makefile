@@ -25,6 +25,7 @@ lint: ## gofmt, go vet and staticcheck (pinned as a go.mod tool) must be clean.
 
 fuzz: ## Run each fuzz target for a short while.
 	$(GO) test -run '^$$' -fuzz FuzzReadFrom -fuzztime 20s ./events/journal/
+	$(GO) test -run '^$$' -fuzz FuzzValid -fuzztime 20s ./events/jsonvalid/
 	$(GO) test -run '^$$' -fuzz FuzzScanBytes -fuzztime 20s ./events/claudecode/
 	$(GO) test -run '^$$' -fuzz FuzzParseHookInput -fuzztime 20s ./events/claudecode/
 	$(GO) test -run '^$$' -fuzz FuzzCheckTranscript -fuzztime 20s ./events/claudecode/

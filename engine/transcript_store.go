@@ -16,6 +16,7 @@ import (
 
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/jsonvalid"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -236,7 +237,7 @@ func restoreHash(h interface{ Reset() }, state []byte) error {
 // isJSONDocument reports whether a transcript is one JSON object holding a "messages" array
 // (Gemini CLI's chat file before v0.39) rather than JSON lines.
 func isJSONDocument(data []byte) bool {
-	return gjson.ValidBytes(data) && gjson.GetBytes(data, "messages").IsArray()
+	return jsonvalid.Valid(data) && gjson.GetBytes(data, "messages").IsArray()
 }
 
 // storeDocument writes a JSON-document transcript larger than one chunk as several

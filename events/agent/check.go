@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/tidwall/gjson"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // MaxTranscriptBytes bounds the transcript a hook reads: a path naming anything larger is
@@ -54,7 +54,7 @@ func CheckTranscript(path string) error {
 	line = bytes.TrimSpace(line)
 	switch {
 	case len(line) == 0 || line[0] != '{':
-	case whole && gjson.ValidBytes(line):
+	case whole && jsonvalid.Valid(line):
 		return laterLines(r, path)
 	case whole && string(line) == "{" && prettyObject(r):
 		return nil // a pretty-printed JSON document (Gemini CLI's chat file before v0.39)
@@ -73,7 +73,7 @@ func laterLines(r *bufio.Reader, path string) error {
 		if err != nil {
 			return nil // the end of the file or of the window
 		}
-		if line = bytes.TrimSpace(line); len(line) > 0 && !gjson.ValidBytes(line) {
+		if line = bytes.TrimSpace(line); len(line) > 0 && !jsonvalid.Valid(line) {
 			return fmt.Errorf("%w: line %d of %s is not JSON", ErrNotTranscript, n, path)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // Tuning of WaitForFlush.
@@ -96,7 +98,7 @@ func hasStopMarker(tail []byte, since time.Time) bool {
 		if !bytes.Contains(line, []byte(`"hook_progress"`)) || !bytes.Contains(line, stopMarker) {
 			continue
 		}
-		if !gjson.ValidBytes(line) {
+		if !jsonvalid.Valid(line) {
 			continue
 		}
 		ts := gjson.GetBytes(line, "timestamp")

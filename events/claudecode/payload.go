@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // HookInput is the JSON object Claude Code writes to a hook's stdin
@@ -39,7 +40,7 @@ func ParseHookInput(data []byte) (HookInput, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return HookInput{}, errors.New("parse hook input: stdin is empty, want a JSON object")
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalid.Valid(data) {
 		return HookInput{}, errors.New("parse hook input: stdin is not valid JSON")
 	}
 	r := gjson.ParseBytes(data)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // ToolResultUUID returns the uuid of the user line that carries the tool_result for toolUseID,
@@ -16,7 +18,7 @@ func ToolResultUUID(transcript []byte, toolUseID string) string {
 	}
 	uuid := ""
 	for _, line := range bytes.Split(transcript, []byte{'\n'}) {
-		if !bytes.Contains(line, []byte(toolUseID)) || !gjson.ValidBytes(line) {
+		if !bytes.Contains(line, []byte(toolUseID)) || !jsonvalid.Valid(line) {
 			continue
 		}
 		r := gjson.ParseBytes(line)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // contextWrappers start the user-role messages Codex writes itself (the environment, the
@@ -39,7 +40,7 @@ func newScanner(offset int64) *scanner {
 func (sc *scanner) consume(line []byte) {
 	sc.s.Lines++
 	sc.s.EndOffset += int64(len(line)) + 1
-	if !gjson.ValidBytes(line) {
+	if !jsonvalid.Valid(line) {
 		return
 	}
 	head := gjson.GetManyBytes(line, "type", "payload.type")

@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // verbs maps each hook verb (the kebab-case Codex event) to its lifecycle kind.
@@ -104,7 +105,7 @@ func decodePayload(data []byte) (gjson.Result, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return gjson.Result{}, errors.New("parse codex hook input: stdin is empty, want a JSON object")
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalid.Valid(data) {
 		return gjson.Result{}, errors.New("parse codex hook input: stdin is not valid JSON")
 	}
 	r := gjson.ParseBytes(data)

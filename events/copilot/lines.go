@@ -9,6 +9,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // fileTools are the tool names whose arguments' path names a file the agent wrote.
@@ -49,7 +50,7 @@ func (sc *scanner) result() agent.Scan {
 func (sc *scanner) consume(line []byte) {
 	sc.s.Lines++
 	sc.s.EndOffset += int64(len(line)) + 1
-	if !gjson.ValidBytes(line) {
+	if !jsonvalid.Valid(line) {
 		return
 	}
 	head := gjson.GetManyBytes(line, "type", "id", "data")

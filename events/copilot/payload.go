@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // verbs maps each hook verb (the kebab-case camelCase event) to its lifecycle kind.
@@ -95,7 +96,7 @@ func decodePayload(data []byte) (gjson.Result, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return gjson.Result{}, errors.New("parse copilot hook input: stdin is empty, want a JSON object")
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalid.Valid(data) {
 		return gjson.Result{}, errors.New("parse copilot hook input: stdin is not valid JSON")
 	}
 	r := gjson.ParseBytes(data)

@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // fileTools are the tool_use names whose input path names a file the agent wrote.
@@ -29,7 +30,7 @@ func newScanner(offset int64) *scanner {
 func (sc *scanner) consume(line []byte) {
 	sc.s.Lines++
 	sc.s.EndOffset += int64(len(line)) + 1
-	if !gjson.ValidBytes(line) {
+	if !jsonvalid.Valid(line) {
 		return
 	}
 	head := gjson.GetManyBytes(line, "role", "message.content")

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // verbs maps each hook verb (the kebab-case Cursor event) to its lifecycle kind.
@@ -79,7 +80,7 @@ func decodePayload(data []byte) (gjson.Result, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return gjson.Result{}, errors.New("parse cursor hook input: stdin is empty, want a JSON object")
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalid.Valid(data) {
 		return gjson.Result{}, errors.New("parse cursor hook input: stdin is not valid JSON")
 	}
 	r := gjson.ParseBytes(data)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // fileTools are the tool_use names whose input names a file the agent writes.
@@ -38,7 +39,7 @@ func newScanner(offset int64) *scanner {
 func (sc *scanner) consume(line []byte) {
 	sc.s.Lines++
 	sc.s.EndOffset += int64(len(line)) + 1
-	if !gjson.ValidBytes(line) {
+	if !jsonvalid.Valid(line) {
 		return
 	}
 	head := gjson.GetManyBytes(line, "type", "id", "message.role")

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // verbs maps each hook verb to its lifecycle kind; they are Claude Code's verbs, Droid's
@@ -125,7 +126,7 @@ func decodePayload(data []byte) (gjson.Result, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return gjson.Result{}, errors.New("parse droid hook input: stdin is empty, want a JSON object")
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalid.Valid(data) {
 		return gjson.Result{}, errors.New("parse droid hook input: stdin is not valid JSON")
 	}
 	r := gjson.ParseBytes(data)

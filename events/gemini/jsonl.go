@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // lineScanner reads the records of a JSONL chat file (agent-hooks.md §2.4). Gemini CLI
@@ -27,7 +28,7 @@ func newLineScanner(offset int64) *lineScanner {
 func (sc *lineScanner) consume(line []byte) {
 	sc.s.Lines++
 	sc.s.EndOffset += int64(len(line)) + 1
-	if !gjson.ValidBytes(line) {
+	if !jsonvalid.Valid(line) {
 		return
 	}
 	r := gjson.ParseBytes(line)

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // Environment variables DefaultTranscript reads.
@@ -86,7 +88,7 @@ func projectIDs(home, repoRoot string) []string {
 // registeredID looks root up in Gemini CLI's project registry {"projects": {path: id}}.
 func registeredID(path, root string) string {
 	data, err := os.ReadFile(path)
-	if err != nil || !gjson.ValidBytes(data) {
+	if err != nil || !jsonvalid.Valid(data) {
 		return ""
 	}
 	id := ""

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // HookInput is the JSON object Gemini CLI writes to a hook's stdin (agent-hooks.md §2.2,
@@ -34,7 +35,7 @@ func ParseHookInput(data []byte) (HookInput, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return HookInput{}, errors.New("parse gemini hook input: stdin is empty, want a JSON object")
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalid.Valid(data) {
 		return HookInput{}, errors.New("parse gemini hook input: stdin is not valid JSON")
 	}
 	r := gjson.ParseBytes(data)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // ErrPositionPastEnd is returned (wrapped) by ScanFile when the position lies beyond the chat
@@ -34,7 +35,7 @@ const (
 // pretty-printed legacy document. An invalid line at the very end is a JSONL record still
 // being written.
 func detect(first []byte, terminated bool) format {
-	if gjson.ValidBytes(first) {
+	if jsonvalid.Valid(first) {
 		if r := gjson.ParseBytes(first); r.IsObject() && r.Get("messages").IsArray() {
 			return formatDocument
 		}
@@ -182,7 +183,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 
 // scanDocument scans a legacy document, skipping its first skip messages.
 func scanDocument(data []byte, skip int, offset int64) (agent.Scan, error) {
-	if !gjson.ValidBytes(data) {
+	if !jsonvalid.Valid(data) {
 		return agent.Scan{}, errors.New("legacy chat document is not valid JSON")
 	}
 	doc := gjson.ParseBytes(data)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // CorruptError reports damage in a journal other than a torn last line: a line
@@ -35,7 +37,7 @@ func parseLine(line []byte) (seq uint64, reason string) {
 	if len(line) == 0 {
 		return 0, "empty line"
 	}
-	if !gjson.ValidBytes(line) {
+	if !jsonvalid.Valid(line) {
 		return 0, "not valid JSON"
 	}
 	if trimmed := bytes.TrimLeft(line, " \t\r"); len(trimmed) == 0 || trimmed[0] != '{' {

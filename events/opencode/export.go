@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // BinEnv names the OpenCode executable Materialize runs (default "opencode").
@@ -103,7 +104,7 @@ func runExport(ctx context.Context, sessionID string) ([]byte, error) {
 // error.
 func ExportLines(out []byte) ([][]byte, error) {
 	doc := bytes.TrimSpace(out)
-	for !gjson.ValidBytes(doc) || !gjson.ParseBytes(doc).IsObject() {
+	for !jsonvalid.Valid(doc) || !gjson.ParseBytes(doc).IsObject() {
 		i := bytes.Index(doc, []byte("\n{"))
 		if i < 0 {
 			return nil, errors.New("export output is not a JSON object")
@@ -164,7 +165,7 @@ func messageID(line []byte) string {
 // a user message (its text is fixed when sent), or an assistant message that completed or
 // failed. A line without an id is never settled.
 func settled(line []byte) bool {
-	if !gjson.ValidBytes(line) {
+	if !jsonvalid.Valid(line) {
 		return false
 	}
 	info := gjson.GetBytes(line, "info")

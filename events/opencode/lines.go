@@ -7,6 +7,7 @@ import (
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // fileTools are the OpenCode tools that write files; patchTools name their files in a patch.
@@ -34,7 +35,7 @@ func newScanner(offset int64) *scanner {
 func (sc *scanner) consume(line []byte) {
 	sc.s.Lines++
 	sc.s.EndOffset += int64(len(line)) + 1
-	if !gjson.ValidBytes(line) {
+	if !jsonvalid.Valid(line) {
 		return
 	}
 	head := gjson.GetManyBytes(line, "info.id", "info.role", "parts")

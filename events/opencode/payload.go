@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // Payload is the JSON object the plugin (entire.ts) writes to the hook's stdin. Keys are
@@ -33,7 +34,7 @@ func ParsePayload(data []byte) (Payload, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Payload{}, errors.New("parse opencode hook input: stdin is empty, want a JSON object")
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonvalid.Valid(data) {
 		return Payload{}, errors.New("parse opencode hook input: stdin is not valid JSON")
 	}
 	r := gjson.ParseBytes(data)

@@ -1,0 +1,216 @@
+// Package jsonvalid checks JSON text as gjson.Valid does, faster on long strings: a
+// transcript line is mostly string content (tool results, file bodies), which is checked
+// eight bytes at a time.
+package jsonvalid
+
+import "encoding/binary"
+
+// Valid reports whether b is one JSON value, with optional whitespace around it. It accepts
+// exactly what gjson.ValidBytes accepts (FuzzValid): string contents are not checked for
+// UTF-8, and nesting has no limit.
+func Valid(b []byte) bool {
+	i, ok := value(b, ws(b, 0))
+	return ok && ws(b, i) == len(b)
+}
+
+// ws skips JSON whitespace from i.
+func ws(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// value checks the value at i (no whitespace before it) and returns where it ends.
+func value(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return str(b, i+1)
+	case c == '{':
+		return object(b, i+1)
+	case c == '[':
+		return array(b, i+1)
+	case c == '-' || c >= '0' && c <= '9':
+		return number(b, i)
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	}
+	return i, false
+}
+
+func literal(b []byte, i int, word string) (int, bool) {
+	if len(b)-i >= len(word) && string(b[i:i+len(word)]) == word {
+		return i + len(word), true
+	}
+	return i, false
+}
+
+// object checks the members after '{' and returns where the object ends.
+func object(b []byte, i int) (int, bool) {
+	i = ws(b, i)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		var ok bool
+		if i, ok = str(b, i+1); !ok {
+			return i, false
+		}
+		if i = ws(b, i); i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		if i, ok = value(b, ws(b, i+1)); !ok {
+			return i, false
+		}
+		if i = ws(b, i); i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case '}':
+			return i + 1, true
+		case ',':
+			i = ws(b, i+1)
+		default:
+			return i, false
+		}
+	}
+}
+
+// array checks the elements after '[' and returns where the array ends.
+func array(b []byte, i int) (int, bool) {
+	i = ws(b, i)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = value(b, i); !ok {
+			return i, false
+		}
+		if i = ws(b, i); i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ']':
+			return i + 1, true
+		case ',':
+			i = ws(b, i+1)
+		default:
+			return i, false
+		}
+	}
+}
+
+// number checks the number at i: an optional minus, 0 or digits not starting with 0, an
+// optional fraction and an optional exponent.
+func number(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b) || !digit(b[i]):
+		return i, false
+	case b[i] == '0':
+		i++
+	default:
+		i = digits(b, i)
+	}
+	if i < len(b) && b[i] == '.' {
+		if i++; i >= len(b) || !digit(b[i]) {
+			return i, false
+		}
+		i = digits(b, i)
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !digit(b[i]) {
+			return i, false
+		}
+		i = digits(b, i)
+	}
+	return i, true
+}
+
+func digit(c byte) bool { return c >= '0' && c <= '9' }
+
+func digits(b []byte, i int) int {
+	for i < len(b) && digit(b[i]) {
+		i++
+	}
+	return i
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain reports whether none of the eight bytes in w is '"', '\\' or below 0x20. (The
+// borrow of a byte that is one of them can mark the bytes above it too, never a word
+// without one.)
+func plain(w uint64) bool {
+	quote := w ^ (ones * '"')
+	slash := w ^ (ones * '\\')
+	special := (quote-ones)&^quote | (slash-ones)&^slash | (w-ones*0x20)&^w
+	return special&highs == 0
+}
+
+// str checks the rest of a string after its opening quote and returns where it ends.
+func str(b []byte, i int) (int, bool) {
+	for {
+		for i+8 <= len(b) && plain(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && !special[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return i, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
+			return i, false
+		}
+		// A backslash escape.
+		if i++; i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i++
+		case 'u':
+			if len(b)-i < 5 || !hex(b[i+1]) || !hex(b[i+2]) || !hex(b[i+3]) || !hex(b[i+4]) {
+				return i, false
+			}
+			i += 5
+		default:
+			return i, false
+		}
+	}
+}
+
+func hex(c byte) bool { return digit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// special marks the bytes that end a run of plain string content.
+var special = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
