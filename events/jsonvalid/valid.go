@@ -7,10 +7,75 @@ import "encoding/binary"
 
 // Valid reports whether b is one JSON value, with optional whitespace around it. It accepts
 // exactly what gjson.ValidBytes accepts (FuzzValid): string contents are not checked for
-// UTF-8, and nesting has no limit.
+// UTF-8, and nesting has no limit. It keeps the open arrays and objects on a stack of its own
+// rather than recursing: a line of a few million "[" overflowed the goroutine's stack in
+// gjson, a crash no hook can recover from.
 func Valid(b []byte) bool {
-	i, ok := value(b, ws(b, 0))
-	return ok && ws(b, i) == len(b)
+	var open []byte // '[' or '{' of each array and object not yet closed
+	i := ws(b, 0)
+	for {
+		// A value starts at i.
+		if i >= len(b) {
+			return false
+		}
+		var ok bool
+		switch c := b[i]; {
+		case c == '{' || c == '[':
+			close := byte('}')
+			if c == '[' {
+				close = ']'
+			}
+			if i = ws(b, i+1); i < len(b) && b[i] == close {
+				i, ok = i+1, true // empty
+				break
+			}
+			open = append(open, c)
+			if c == '{' {
+				if i, ok = member(b, i); !ok {
+					return false
+				}
+			}
+			continue
+		case c == '"':
+			i, ok = str(b, i+1)
+		case c == '-' || digit(c):
+			i, ok = number(b, i)
+		case c == 't':
+			i, ok = literal(b, i, "true")
+		case c == 'f':
+			i, ok = literal(b, i, "false")
+		case c == 'n':
+			i, ok = literal(b, i, "null")
+		}
+		if !ok {
+			return false
+		}
+		// A value ended at i: close what it ends, or go on to the next element or member.
+		for {
+			i = ws(b, i)
+			if len(open) == 0 {
+				return i == len(b)
+			}
+			if i >= len(b) {
+				return false
+			}
+			top := open[len(open)-1]
+			if b[i] == ',' {
+				i = ws(b, i+1)
+				if top == '{' {
+					if i, ok = member(b, i); !ok {
+						return false
+					}
+				}
+				break
+			}
+			if top == '[' && b[i] != ']' || top == '{' && b[i] != '}' {
+				return false
+			}
+			open = open[:len(open)-1]
+			i++
+		}
+	}
 }
 
 // ws skips JSON whitespace from i.
@@ -21,94 +86,25 @@ func ws(b []byte, i int) int {
 	return i
 }
 
-// value checks the value at i (no whitespace before it) and returns where it ends.
-func value(b []byte, i int) (int, bool) {
-	if i >= len(b) {
+// member checks an object member's name and colon at i and returns where its value starts.
+func member(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
 		return i, false
 	}
-	switch c := b[i]; {
-	case c == '"':
-		return str(b, i+1)
-	case c == '{':
-		return object(b, i+1)
-	case c == '[':
-		return array(b, i+1)
-	case c == '-' || c >= '0' && c <= '9':
-		return number(b, i)
-	case c == 't':
-		return literal(b, i, "true")
-	case c == 'f':
-		return literal(b, i, "false")
-	case c == 'n':
-		return literal(b, i, "null")
+	i, ok := str(b, i+1)
+	if !ok {
+		return i, false
 	}
-	return i, false
+	if i = ws(b, i); i >= len(b) || b[i] != ':' {
+		return i, false
+	}
+	return ws(b, i+1), true
 }
-
 func literal(b []byte, i int, word string) (int, bool) {
 	if len(b)-i >= len(word) && string(b[i:i+len(word)]) == word {
 		return i + len(word), true
 	}
 	return i, false
-}
-
-// object checks the members after '{' and returns where the object ends.
-func object(b []byte, i int) (int, bool) {
-	i = ws(b, i)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, true
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return i, false
-		}
-		var ok bool
-		if i, ok = str(b, i+1); !ok {
-			return i, false
-		}
-		if i = ws(b, i); i >= len(b) || b[i] != ':' {
-			return i, false
-		}
-		if i, ok = value(b, ws(b, i+1)); !ok {
-			return i, false
-		}
-		if i = ws(b, i); i >= len(b) {
-			return i, false
-		}
-		switch b[i] {
-		case '}':
-			return i + 1, true
-		case ',':
-			i = ws(b, i+1)
-		default:
-			return i, false
-		}
-	}
-}
-
-// array checks the elements after '[' and returns where the array ends.
-func array(b []byte, i int) (int, bool) {
-	i = ws(b, i)
-	if i < len(b) && b[i] == ']' {
-		return i + 1, true
-	}
-	for {
-		var ok bool
-		if i, ok = value(b, i); !ok {
-			return i, false
-		}
-		if i = ws(b, i); i >= len(b) {
-			return i, false
-		}
-		switch b[i] {
-		case ']':
-			return i + 1, true
-		case ',':
-			i = ws(b, i+1)
-		default:
-			return i, false
-		}
-	}
 }
 
 // number checks the number at i: an optional minus, 0 or digits not starting with 0, an

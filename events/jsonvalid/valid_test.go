@@ -74,3 +74,24 @@ func BenchmarkValid(b *testing.B) {
 		})
 	}
 }
+
+// TestDeepNesting checks that nesting deeper than any stack can recurse is answered, not a
+// crash: gjson overflowed the goroutine's stack on a few million "[".
+func TestDeepNesting(t *testing.T) {
+	const n = 20_000_000
+	open := bytes.Repeat([]byte("["), n)
+	if Valid(open) {
+		t.Error("Valid(unclosed arrays) = true")
+	}
+	closed := append(bytes.Repeat([]byte("["), n), bytes.Repeat([]byte("]"), n)...)
+	if !Valid(closed) {
+		t.Error("Valid(closed arrays) = false")
+	}
+	members := append(bytes.Repeat([]byte(`{"a":`), n/4), '1')
+	if Valid(members) {
+		t.Error("Valid(unclosed objects) = true")
+	}
+	if !Valid(append(members, bytes.Repeat([]byte("}"), n/4)...)) {
+		t.Error("Valid(closed objects) = false")
+	}
+}
