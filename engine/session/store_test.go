@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -637,5 +638,31 @@ func TestStoreAsksBeforeEachFsync(t *testing.T) {
 	}
 	if diff := cmp.Diff(states[0], states[1]); diff != "" {
 		t.Errorf("the record differs with and without fsync (-with +without):\n%s", diff)
+	}
+}
+
+// TestStoreSnapshotAheadOfLostJournalLines is a machine crash where the journal was not
+// fsynced: its last lines are gone while the snapshot written after them survived. Open
+// takes the journal's word.
+func TestStoreSnapshotAheadOfLostJournalLines(t *testing.T) {
+	st := NewStore(t.TempDir())
+	batches := sessionBatches("s1")
+	record(t, st, "s1", batches[:3])
+	var mid State
+	if err := json.Unmarshal(readBytes(t, st.StatePath("s1")), &mid); err != nil {
+		t.Fatal(err)
+	}
+	want := marshal(t, record(t, st, "s1", nil)) // the state of the first three batches
+	record(t, st, "s1", batches[3:])
+	if err := os.Truncate(st.JournalPath("s1"), mid.Recorder.JournalOffset); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := st.Open("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if diff := cmp.Diff(string(want), string(marshal(t, sess.State))); diff != "" {
+		t.Errorf("state after Open (-journal's +got):\n%s", diff)
 	}
 }
