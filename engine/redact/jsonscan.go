@@ -1,6 +1,10 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/entirerec/entire/events/jsonvalid"
+)
 
 // maxDepth bounds the nesting of a JSON line, as encoding/json does; a deeper line is
 // treated as non-JSON and redacted as plain text.
@@ -182,52 +186,13 @@ func skippedKey(key []byte) bool {
 
 // str scans the string token at sc.i and reports whether it contains an escape.
 func (sc *jsonScanner) str() (escaped, ok bool) {
-	b := sc.b
-	for i := sc.i + 1; i < len(b); {
-		for i < len(b) && !strSpecial[b[i]] {
-			i++
-		}
-		if i == len(b) {
-			break
-		}
-		switch c := b[i]; {
-		case c == '"':
-			sc.i = i + 1
-			return escaped, true
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return false, false
-				}
-				i += 6
-			default:
-				return false, false
-			}
-		case c < 0x20:
-			return false, false
-		default:
-			i++
-		}
+	end, escaped, ok := jsonvalid.String(sc.b, sc.i)
+	if !ok {
+		return false, false
 	}
-	return false, false
+	sc.i = end
+	return escaped, true
 }
-
-// strSpecial marks the bytes that end a run of plain string content: '"', '\\' and the
-// control characters JSON forbids inside strings.
-var strSpecial = func() (t [256]bool) {
-	for c := range 0x20 {
-		t[c] = true
-	}
-	t['"'], t['\\'] = true, true
-	return t
-}()
 
 func (sc *jsonScanner) literal(lit string) bool {
 	if !bytes.HasPrefix(sc.b[sc.i:], []byte(lit)) {
@@ -273,8 +238,4 @@ func (sc *jsonScanner) number() bool {
 	}
 	sc.i = i
 	return true
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'
 }

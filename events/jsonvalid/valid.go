@@ -37,7 +37,7 @@ func Valid(b []byte) bool {
 			}
 			continue
 		case c == '"':
-			i, ok = str(b, i+1)
+			i, _, ok = str(b, i+1)
 		case c == '-' || digit(c):
 			i, ok = number(b, i)
 		case c == 't':
@@ -91,7 +91,7 @@ func member(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return i, false
 	}
-	i, ok := str(b, i+1)
+	i, _, ok := str(b, i+1)
 	if !ok {
 		return i, false
 	}
@@ -164,8 +164,19 @@ func plain(w uint64) bool {
 	return special&highs == 0
 }
 
+// String checks the JSON string whose opening quote is at b[i]: end is just past its closing
+// quote, escaped tells whether it holds a backslash escape, and ok=false when it is not a
+// valid string (a control character, a bad escape, no closing quote).
+func String(b []byte, i int) (end int, escaped, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return i, false, false
+	}
+	end, escaped, ok = str(b, i+1)
+	return end, escaped, ok
+}
+
 // str checks the rest of a string after its opening quote and returns where it ends.
-func str(b []byte, i int) (int, bool) {
+func str(b []byte, i int) (end int, escaped, ok bool) {
 	for {
 		for i+8 <= len(b) && plain(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
@@ -174,28 +185,29 @@ func str(b []byte, i int) (int, bool) {
 			i++
 		}
 		if i >= len(b) {
-			return i, false
+			return i, escaped, false
 		}
 		switch c := b[i]; {
 		case c == '"':
-			return i + 1, true
+			return i + 1, escaped, true
 		case c < 0x20:
-			return i, false
+			return i, escaped, false
 		}
 		// A backslash escape.
+		escaped = true
 		if i++; i >= len(b) {
-			return i, false
+			return i, escaped, false
 		}
 		switch b[i] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			i++
 		case 'u':
 			if len(b)-i < 5 || !hex(b[i+1]) || !hex(b[i+2]) || !hex(b[i+3]) || !hex(b[i+4]) {
-				return i, false
+				return i, escaped, false
 			}
 			i += 5
 		default:
-			return i, false
+			return i, escaped, false
 		}
 	}
 }
