@@ -21,11 +21,11 @@ func Valid(b []byte) bool {
 		var ok bool
 		switch c := b[i]; {
 		case c == '{' || c == '[':
-			close := byte('}')
+			closer := byte('}')
 			if c == '[' {
-				close = ']'
+				closer = ']'
 			}
-			if i = ws(b, i+1); i < len(b) && b[i] == close {
+			if i = ws(b, i+1); i < len(b) && b[i] == closer {
 				i, ok = i+1, true // empty
 				break
 			}
