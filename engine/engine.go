@@ -56,7 +56,6 @@ func New(repo *gitexec.Repo, log *slog.Logger, stderr io.Writer) *Engine {
 	home, _ := os.UserHomeDir()
 	store := session.NewStore(repo.CommonDir)
 	store.Log = log
-	store.Fsync = repo.FsyncsCommits
 	// Commits written outside git's hooks (a Stop's checkpoint) take the identity commit-tree
 	// gave the last time, while what it came from is unchanged: one git process fewer. One
 	// file per worktree: the git directory is part of what the identity depends on.

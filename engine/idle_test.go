@@ -111,17 +111,3 @@ func BenchmarkGitHookIdle100Ended(b *testing.B) {
 		}
 	}
 }
-
-// TestJournalFsyncFollowsGit checks that the engine fsyncs the journal exactly where git's
-// configuration may make git fsync the commits it records.
-func TestJournalFsyncFollowsGit(t *testing.T) {
-	en := testRepo(t)
-	if en.Store.Fsync == nil || en.Store.Fsync() {
-		t.Error("journal fsynced with git's default configuration, which fsyncs no loose object or ref")
-	}
-	durable := testRepo(t)
-	gittest.Git(t, durable.Repo.TopLevel, "config", "core.fsync", "committed")
-	if !durable.Store.Fsync() {
-		t.Error("journal not fsynced where git is configured with core.fsync=committed")
-	}
-}

@@ -40,7 +40,6 @@ type Repo struct {
 	// learned them; commits are then written in the pack of their trees.
 	ident      *identity
 	identCache identityCache // where CacheIdentity keeps the identity between processes
-	fsync      fsyncConfig   // FsyncsCommits
 }
 
 // Open finds the work tree containing dir with one "git rev-parse". It works

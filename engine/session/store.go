@@ -24,10 +24,6 @@ import (
 type Store struct {
 	Dir string
 	Log *slog.Logger // where a damaged journal set aside is reported; nil: nowhere
-	// Fsync tells whether the journal is fsynced when it must be durable (before git work,
-	// at close); nil: always. The engine makes it follow git's own configuration: the record
-	// is as durable as the commits git writes (gitexec.Repo.FsyncsCommits).
-	Fsync func() bool
 	// memo keeps the states this process decoded; nil (a Store not made by NewStore): none.
 	memo *decodeMemo
 }
@@ -246,18 +242,10 @@ func (s *Session) Sync() error {
 	if s.removed {
 		return ErrRemoved
 	}
-	if err := s.syncJournal(); err != nil {
+	if err := s.j.Sync(); err != nil {
 		return fmt.Errorf("sync journal: %w", err)
 	}
 	return nil
-}
-
-// syncJournal fsyncs the journal unless the store's Fsync says git would not either.
-func (s *Session) syncJournal() error {
-	if s.store.Fsync != nil && !s.store.Fsync() {
-		return nil
-	}
-	return s.j.Sync()
 }
 
 // Remove deletes the session's journal and snapshot while holding the journal's lock, so a
@@ -322,7 +310,7 @@ func (s *Session) Close() error {
 	}
 	var errs []error
 	if s.dirty {
-		if err := s.syncJournal(); err != nil {
+		if err := s.j.Sync(); err != nil {
 			errs = append(errs, fmt.Errorf("sync journal: %w", err))
 		} else if s.State.Exists() && !s.snapshotCurrent() {
 			if err := s.writeSnapshot(); err != nil {

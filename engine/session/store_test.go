@@ -599,51 +599,9 @@ func TestStoreDecodeMemoHandsOutCopies(t *testing.T) {
 	}
 }
 
-// TestStoreAsksBeforeEachFsync checks that the journal's durability follows the store's
-// Fsync, asked at every point the journal is made durable: SyncState before git work, and
-// Close. The record written is the same either way.
-func TestStoreAsksBeforeEachFsync(t *testing.T) {
-	var states []State
-	for _, fsync := range []bool{true, false} {
-		st := NewStore(t.TempDir())
-		asked := 0
-		st.Fsync = func() bool { asked++; return fsync }
-		sess, err := st.Open("s1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range sessionBatches("s1") {
-			if err := sess.Append(b...); err != nil {
-				t.Fatal(err)
-			}
-			if err := sess.SyncState(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := sess.Append(sessionBatches("s1")[0]...); err != nil {
-			t.Fatal(err)
-		}
-		if err := sess.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if want := len(sessionBatches("s1")) + 1; asked != want {
-			t.Errorf("Fsync=%v: asked %d times, want %d (each SyncState and the Close)", fsync, asked, want)
-		}
-		reopened, err := st.Open("s1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		states = append(states, reopened.State)
-		reopened.Close()
-	}
-	if diff := cmp.Diff(states[0], states[1]); diff != "" {
-		t.Errorf("the record differs with and without fsync (-with +without):\n%s", diff)
-	}
-}
-
-// TestStoreSnapshotAheadOfLostJournalLines is a machine crash where the journal was not
-// fsynced: its last lines are gone while the snapshot written after them survived. Open
-// takes the journal's word.
+// TestStoreSnapshotAheadOfLostJournalLines: the journal lacks its last lines (a disk that
+// lost them, a copy of the directory taken mid-write) while the snapshot written after them
+// survived. Open takes the journal's word.
 func TestStoreSnapshotAheadOfLostJournalLines(t *testing.T) {
 	st := NewStore(t.TempDir())
 	batches := sessionBatches("s1")
