@@ -1,6 +1,7 @@
 package gitexec
 
 import (
+	"context"
 	"errors"
 	"os/exec"
 	"strings"
@@ -24,4 +25,15 @@ func gitRunner(t testing.TB, dir string) func(stdin string, args ...string) stri
 		}
 		return strings.TrimSpace(string(out))
 	}
+}
+
+// openTest opens dir and closes the Repo when the test ends.
+func openTest(t testing.TB, dir string) *Repo {
+	t.Helper()
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }

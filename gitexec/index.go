@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -390,7 +389,6 @@ func (r *Repo) StagedPaths(ctx context.Context, paths []string) (changes []DiffE
 			return nil, false, fmt.Errorf("read staged changes: %w", err)
 		}
 	}
-	zero := OID(strings.Repeat("0", r.hexLen))
 	for _, p := range sorted {
 		var was, is side
 		if old, had := committed[p]; had && old.Type != "tree" { // a directory there: the file is new
@@ -400,7 +398,7 @@ func (r *Repo) StagedPaths(ctx context.Context, paths []string) (changes []DiffE
 			is = side{now.mode, now.id}
 		}
 		if was != is {
-			changes = append(changes, change(p, zero, was, is))
+			changes = append(changes, r.change(p, was, is))
 		}
 	}
 	return changes, true, nil

@@ -359,11 +359,7 @@ func TestStagedPathsMatchDiffIndex(t *testing.T) {
 	}
 	compare := func(t *testing.T, dir, base string) {
 		t.Helper()
-		r, err := Open(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
+		r := openTest(t, dir)
 		got, ok, err := r.StagedPaths(ctx, paths)
 		if err != nil || !ok {
 			t.Fatalf("StagedPaths = %v, %v", ok, err)
@@ -425,11 +421,7 @@ func TestStagedPathsMatchDiffIndex(t *testing.T) {
 		blob := run("", "rev-parse", "HEAD:c")
 		zero := strings.Repeat("0", 40)
 		run("0 "+zero+"\tc\n100644 "+blob+" 1\tc\n100644 "+blob+" 2\tc\n", "update-index", "--index-info")
-		r, err := Open(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
+		r := openTest(t, dir)
 		for _, p := range []string{"later", "c"} {
 			if got, ok, err := r.StagedPaths(ctx, []string{"a/one", p}); ok || err != nil {
 				t.Errorf("StagedPaths(%s) = %v, %v, %v; want the index to decline", p, got, ok, err)
@@ -447,11 +439,7 @@ func TestStagedPathsMatchDiffIndex(t *testing.T) {
 		run("", "update-index", "--split-index")
 		writeFiles(t, dir, map[string]string{"c": "changed\n"})
 		run("", "add", "c")
-		r, err := Open(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
+		r := openTest(t, dir)
 		if got, ok, err := r.StagedPaths(ctx, []string{"a/one", "c"}); ok || err != nil {
 			t.Errorf("StagedPaths = %v, %v, %v; want the split index to decline", got, ok, err)
 		}
@@ -461,11 +449,7 @@ func TestStagedPathsMatchDiffIndex(t *testing.T) {
 		if shared, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*")); len(shared) == 0 {
 			t.Fatal("no shared index left behind")
 		}
-		r2, err := Open(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r2.Close()
+		r2 := openTest(t, dir)
 		if got, ok, err := r2.StagedPaths(ctx, []string{"a/one", "c"}); !ok || err != nil || len(got) != 1 || got[0].Path != "c" || got[0].Status != 'M' {
 			t.Errorf("StagedPaths after --no-split-index = %v, %v, %v; want c changed", got, ok, err)
 		}
@@ -480,11 +464,7 @@ func TestStagedPathsMatchDiffIndex(t *testing.T) {
 			run("", "update-index", "--index-version", version)
 			writeFiles(t, dir, map[string]string{"a/one": "changed\n"})
 			run("", "add", "a/one")
-			r, err := Open(ctx, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			r := openTest(t, dir)
 			for _, paths := range [][]string{{"b/two"}, {"a/one", "b/two", "c"}, {"b/"}, {"b/x/y"}} {
 				if got, ok, err := r.StagedPaths(ctx, paths); ok || err != nil {
 					t.Errorf("StagedPaths(%q) = %v, %v, %v; want the index to decline", paths, got, ok, err)

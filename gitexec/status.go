@@ -261,7 +261,7 @@ func (d *treeDiff) entry(ctx context.Context, prefix string, a, b *TreeEntry) er
 	if b != nil {
 		is = side{canonMode(b.Mode), b.OID}
 	}
-	d.out = append(d.out, change(prefix+treeName(a, b), OID(strings.Repeat("0", d.r.hexLen)), was, is))
+	d.out = append(d.out, d.r.change(prefix+treeName(a, b), was, is))
 	return nil
 }
 
@@ -271,9 +271,13 @@ type side struct {
 	oid  OID
 }
 
+// zeroIDs are the ids diff-index gives an absent side, for each id length.
+var zeroIDs = map[int]OID{40: OID(strings.Repeat("0", 40)), 64: OID(strings.Repeat("0", 64))}
+
 // change is what became of path from one side to the other, as diff-index reports it: an
 // absent side has mode 000000 and the zero id.
-func change(path string, zero OID, was, is side) DiffEntry {
+func (r *Repo) change(path string, was, is side) DiffEntry {
+	zero := zeroIDs[r.hexLen]
 	e := DiffEntry{Path: path, OldMode: "000000", NewMode: "000000", OldOID: zero, NewOID: zero}
 	if was.mode != "" {
 		e.OldMode, e.OldOID = was.mode, was.oid
