@@ -30,6 +30,7 @@ fuzz: ## Run each fuzz target for a short while.
 	$(GO) test -run '^$$' -fuzz FuzzParseHookInput -fuzztime 20s ./events/claudecode/
 	$(GO) test -run '^$$' -fuzz FuzzCheckTranscript -fuzztime 20s ./events/claudecode/
 	$(GO) test -run '^$$' -fuzz FuzzJSONL -fuzztime 20s ./engine/redact/
+	$(GO) test -run '^$$' -fuzz FuzzElideLine -fuzztime 20s ./engine/
 	$(GO) test -run '^$$' -fuzz FuzzParseIndexTree -fuzztime 20s ./gitexec/
 	$(GO) test -run '^$$' -fuzz FuzzPackedReads -fuzztime 20s ./gitexec/
 	for p in gemini cursor codex copilot opencode droid; do \

@@ -50,13 +50,15 @@ func growingChunks(lo, hi int) func(int64) int {
 	return func(start int64) int { return int(min(max(start/8, int64(lo)), int64(hi))) }
 }
 
-// maxChunk is the largest chunk file the reference writes (spec §3.4).
+// maxChunk is the largest chunk file the reference writes (spec §3.4). A chunk over it is fitted
+// (fitChunk).
 const maxChunk = 50 * 1024 * 1024
 
 // chunkBounds splits data, which starts at offset base of the transcript, into chunks
-// closing at the first line end at or past target(the chunk's offset) bytes, never above
-// maxChunk. The last chunk is open: it may still grow.
-func chunkBounds(data []byte, base int64, target func(start int64) int) ([]int, error) {
+// closing at the first line end at or past target(the chunk's offset) bytes. The last chunk is
+// open: it may still grow. A chunk is over maxChunk only when its last line is: it is fitted
+// when stored (fitChunk).
+func chunkBounds(data []byte, base int64, target func(start int64) int) []int {
 	var ends []int
 	start := 0
 	for start < len(data) {
@@ -71,23 +73,10 @@ func chunkBounds(data []byte, base int64, target func(start int64) int) ([]int, 
 			break
 		}
 		end = end - 1 + nl + 1
-		if end-start > maxChunk {
-			return nil, fmt.Errorf("transcript line at byte %d is larger than %d bytes", start, maxChunk)
-		}
 		ends = append(ends, end)
 		start = end
 	}
-	if len(ends) > 0 && ends[len(ends)-1]-prev(ends) > maxChunk {
-		return nil, fmt.Errorf("transcript tail is larger than %d bytes on one line", maxChunk)
-	}
-	return ends, nil
-}
-
-func prev(ends []int) int {
-	if len(ends) < 2 {
-		return 0
-	}
-	return ends[len(ends)-2]
+	return ends
 }
 
 // chunkName is the file name of chunk i (spec §3.4).
@@ -154,10 +143,7 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 	if doc := target(math.MaxInt64); base == 0 && len(data) > doc && isJSONDocument(data) {
 		return en.storeDocument(ctx, data, doc, transform)
 	}
-	rel, err := chunkBounds(data, base, target)
-	if err != nil {
-		return out, err
-	}
+	rel := chunkBounds(data, base, target)
 	ends := make([]int, 0, reused+len(rel))
 	for i := 0; i < reused; i++ {
 		ends = append(ends, int(cache[i].End))
@@ -254,7 +240,7 @@ func (en *Engine) storeDocument(ctx context.Context, data []byte, target int, tr
 		if err != nil {
 			return err
 		}
-		chunks = append(chunks, transform(b))
+		chunks = append(chunks, fitChunk(transform(b), maxChunk))
 		cur, size = nil, 0
 		return nil
 	}
@@ -295,7 +281,8 @@ func (en *Engine) storeDocument(ctx context.Context, data []byte, target int, tr
 // transformChunks transforms (redacts) the chunks ending at ends, the first starting at start,
 // of data (which begins at offset base) on every core: chunks are independent, and redacting a
 // long transcript's new part is the slow step of its first condensation. A closed chunk drops
-// its final newline (the reader re-adds it); the last keeps its bytes as they are.
+// its final newline (the reader re-adds it); the last keeps its bytes as they are. Each is
+// then fitted within maxChunk.
 func transformChunks(data []byte, base int64, start int, ends []int, transform func([]byte) []byte) [][]byte {
 	out := make([][]byte, len(ends))
 	raws := make([][]byte, len(ends))
@@ -310,7 +297,7 @@ func transformChunks(data []byte, base int64, start int, ends []int, transform f
 	workers := min(runtime.GOMAXPROCS(0), len(raws))
 	if workers <= 1 {
 		for i, raw := range raws {
-			out[i] = transform(raw)
+			out[i] = fitChunk(transform(raw), maxChunk)
 		}
 		return out
 	}
@@ -319,7 +306,7 @@ func transformChunks(data []byte, base int64, start int, ends []int, transform f
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
-				out[i] = transform(raws[i])
+				out[i] = fitChunk(transform(raws[i]), maxChunk)
 			}
 		})
 	}

@@ -379,10 +379,7 @@ func TestTranscriptChunksGrowWithOffset(t *testing.T) {
 		fmt.Fprintf(&b, `{"n":%d,"text":"%s"}`+"\n", i, strings.Repeat("x", i*37%300))
 	}
 	data := b.Bytes()
-	ends, err := chunkBounds(data, 0, target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ends := chunkBounds(data, 0, target)
 	start, prevSize := 0, 0
 	for i, end := range ends[:len(ends)-1] {
 		size, want := end-start, int(min(max(int64(start)/8, lo), hi))
@@ -398,10 +395,7 @@ func TestTranscriptChunksGrowWithOffset(t *testing.T) {
 		t.Errorf("chunk sizes run from %d to %d bytes, want from about %d to at least %d", first, last, lo, hi)
 	}
 	for _, cut := range []int{ends[3], ends[len(ends)/2], len(data) - 1000} {
-		part, err := chunkBounds(data[:cut], 0, target)
-		if err != nil {
-			t.Fatal(err)
-		}
+		part := chunkBounds(data[:cut], 0, target)
 		for i, e := range part[:len(part)-1] {
 			if e != ends[i] {
 				t.Fatalf("cut at %d: boundary %d is %d, want %d", cut, i, e, ends[i])
@@ -409,10 +403,7 @@ func TestTranscriptChunksGrowWithOffset(t *testing.T) {
 		}
 	}
 	for k := 1; k < len(ends)-1; k += 5 {
-		rest, err := chunkBounds(data[ends[k-1]:], int64(ends[k-1]), target)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rest := chunkBounds(data[ends[k-1]:], int64(ends[k-1]), target)
 		for i, e := range rest {
 			if e+ends[k-1] != ends[k+i] {
 				t.Fatalf("resumed after chunk %d: boundary %d is %d, want %d", k-1, i, e+ends[k-1], ends[k+i])
