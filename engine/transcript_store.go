@@ -8,12 +8,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/jsonvalid"
@@ -51,8 +51,8 @@ func growingChunks(lo, hi int) func(int64) int {
 }
 
 // maxChunk is the largest chunk file the reference writes (spec §3.4). A chunk over it is fitted
-// (fitChunk).
-const maxChunk = 50 * 1024 * 1024
+// (fitChunk). A variable for tests.
+var maxChunk = 50 * 1024 * 1024
 
 // chunkBounds splits data, which starts at offset base of the transcript, into chunks
 // closing at the first line end at or past target(the chunk's offset) bytes. The last chunk is
@@ -111,6 +111,13 @@ func (en *Engine) storeRawTranscript(ctx context.Context, t tsource, cache []eve
 // so the work is linear in the new part of the transcript.
 func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.ChunkRef, target func(start int64) int, transform func([]byte) []byte) (storedTranscript, error) {
 	var out storedTranscript
+	merges := checkpoint.MergesDocuments(t.agentType())
+	if merges {
+		// The reference reads this agent's chunks as documents to merge: the transcript is
+		// stored whole up to maxChunk, as the reference stores it, and a longer document is
+		// split by messages (storeDocument). Nothing is reused.
+		cache, target = nil, func(int64) int { return maxChunk }
+	}
 	// Closed chunks of the cache that the transcript still covers are taken as they are (the
 	// transcript only grows); only the rest is read. Boundaries after a closed chunk depend
 	// only on the bytes after it, so they come out the same as from the start.
@@ -139,9 +146,8 @@ func (en *Engine) storeChunks(ctx context.Context, t tsource, cache []events.Chu
 	if err != nil {
 		return out, err
 	}
-	// A JSON document is rewritten whole every time: its chunks take the largest size.
-	if doc := target(math.MaxInt64); base == 0 && len(data) > doc && isJSONDocument(data) {
-		return en.storeDocument(ctx, data, doc, transform)
+	if merges && len(data) > maxChunk && isJSONDocument(data) {
+		return en.storeDocument(ctx, data, maxChunk, transform)
 	}
 	rel := chunkBounds(data, base, target)
 	ends := make([]int, 0, reused+len(rel))
@@ -251,7 +257,7 @@ func (en *Engine) storeDocument(ctx context.Context, data []byte, target int, tr
 			ferr = err
 			return false
 		}
-		if len(cur) > 0 && size+buf.Len() > target {
+		if len(cur) > 0 && size+buf.Len()+len(`{"messages":[]}`) > target {
 			if ferr = flush(); ferr != nil {
 				return false
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/gemini"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -311,19 +312,55 @@ func TestStoreTranscriptReadsOnlyTheNewPart(t *testing.T) {
 	}
 }
 
-// A transcript kept as one JSON document (Gemini CLI before v0.39) larger than a chunk is
-// split into {"messages":[...]} objects of whole messages, which the reader merges back into
-// the same messages; its content hash is over the whole redacted document.
+// geminiDocument is a chat file of Gemini CLI before v0.39: one pretty-printed JSON document.
+func geminiDocument(n, size int) []byte {
+	var msgs []string
+	for i := range n {
+		msgs = append(msgs, fmt.Sprintf(`    {"id": "m%d", "type": "user", "content": "%s"}`, i, strings.Repeat("w", size)))
+	}
+	return []byte("{\n  \"sessionId\": \"g\",\n  \"messages\": [\n" + strings.Join(msgs, ",\n") + "\n  ]\n}\n")
+}
+
+// The reference reads a Gemini CLI transcript's chunks as {"messages":[...]} documents to
+// merge (spec §3.4), so a Gemini transcript is never cut at line ends: it is one chunk up to
+// the reference's limit, JSON lines or document, on the shadow branch and in checkpoints,
+// whatever a cache from smaller chunks holds. Another agent's transcript of the same bytes is
+// chunked at line ends.
+func TestStoreTranscriptGeminiIsOneChunk(t *testing.T) {
+	en := testRepo(t)
+	ctx := context.Background()
+	gem := reader(gemini.Type)
+	for name, data := range map[string][]byte{"document": geminiDocument(150, 900), "lines": transcriptLines(0, 500, 300)} {
+		claude, err := en.storeTranscript(ctx, memSource(data), nil)
+		if err != nil || len(claude.files) < 2 {
+			t.Fatalf("%s: Claude transcript of %d bytes stored as %d chunks (%v)", name, len(data), len(claude.files), err)
+		}
+		for store, fn := range map[string]func(context.Context, tsource, []events.ChunkRef) (storedTranscript, error){
+			"redacted": en.storeTranscript, "raw": en.storeRawTranscript,
+		} {
+			st, err := fn(ctx, memSource(data).of(gem), claude.cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.files) != 1 || st.files[0].Path != "full.jsonl" || len(st.cache) != 0 {
+				t.Fatalf("%s, %s: Gemini transcript of %d bytes stored as %d chunks, %d cached", name, store, len(data), len(st.files), len(st.cache))
+			}
+			if got := reassemble(t, en, st); store == "raw" && !bytes.Equal(got, data) {
+				t.Fatalf("%s: stored transcript differs", name)
+			}
+		}
+	}
+}
+
+// A Gemini CLI document over the reference's chunk limit is split into {"messages":[...]}
+// objects of whole messages, which the reader merges back into the same messages; its content
+// hash is over the whole redacted document.
 func TestStoreTranscriptDocumentSplitsMessages(t *testing.T) {
 	en := testRepo(t)
-	var msgs []string
-	for i := range 60 {
-		msgs = append(msgs, fmt.Sprintf(`    {"id": "m%d", "type": "user", "content": "%s"}`, i, strings.Repeat("w", 900)))
-	}
-	doc := []byte("{\n  \"sessionId\": \"g\",\n  \"messages\": [\n" + strings.Join(msgs, ",\n") + "\n  ]\n}\n")
-	defer func(n int) { chunkTarget = n }(chunkTarget)
-	chunkTarget = 16 << 10
-	st, err := en.storeTranscript(context.Background(), memSource(doc), nil)
+	doc := geminiDocument(60, 900)
+	defer func(n int) { maxChunk = n }(maxChunk)
+	maxChunk = 16 << 10
+	st, err := en.storeTranscript(context.Background(), memSource(doc).of(reader(gemini.Type)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,12 +373,12 @@ func TestStoreTranscriptDocumentSplitsMessages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.HasPrefix(data, []byte(`{"messages":[`)) || len(data) > chunkTarget+1024 {
+		if !bytes.HasPrefix(data, []byte(`{"messages":[`)) || len(data) > maxChunk {
 			t.Errorf("chunk %d: %d bytes starting %.20q", i, len(data), data)
 		}
 		parts = append(parts, data)
 	}
-	joined, err := checkpoint.JoinChunks("Gemini CLI", parts)
+	joined, err := checkpoint.JoinChunks(gemini.Type, parts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,14 @@ func (t tsource) reader() agent.Transcript {
 	return t.rd
 }
 
+// agentType is the type (as written in metadata) of the agent whose format the transcript is in.
+func (t tsource) agentType() string {
+	if a, ok := t.reader().(interface{ Type() string }); ok {
+		return a.Type()
+	}
+	return ""
+}
+
 // valid reports whether the source has a transcript.
 func (t tsource) valid() bool { return t.path != "" || t.mem != nil }
 

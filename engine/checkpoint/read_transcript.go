@@ -12,6 +12,7 @@ import (
 	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/events/claudecode"
+	"github.com/entirerec/entire/events/gemini"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -90,10 +91,15 @@ func ReadTranscript(ctx context.Context, repo *gitexec.Repo, entries []gitexec.T
 	return data, true, err
 }
 
+// MergesDocuments reports whether the reference reassembles an agent's transcript chunks by
+// merging {"messages":[…]} documents rather than joining lines (Gemini CLI, spec §3.4): it
+// cannot read such an agent's transcript split anywhere else.
+func MergesDocuments(agentType string) bool { return agentType == gemini.Type }
+
 // JoinChunks reassembles transcript chunks: JSONL chunks joined with one "\n"; Gemini's
 // {"messages":[…]} chunks merged into one object (spec §3.4).
 func JoinChunks(agent string, parts [][]byte) ([]byte, error) {
-	if agent != "Gemini CLI" || len(parts) == 0 || !bytes.HasPrefix(bytes.TrimSpace(parts[0]), []byte(`{"messages"`)) {
+	if !MergesDocuments(agent) || len(parts) == 0 || !bytes.HasPrefix(bytes.TrimSpace(parts[0]), []byte(`{"messages"`)) {
 		// JSON lines (Gemini CLI's chat files since v0.39 too)
 		return bytes.Join(parts, []byte{'\n'}), nil
 	}
