@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -180,6 +181,39 @@ func TestStoreTranscriptWithLineOverChunkLimit(t *testing.T) {
 		sum := sha256.Sum256(got)
 		if string(st.hash) != "sha256:"+hex.EncodeToString(sum[:]) {
 			t.Fatalf("%s: content hash is not the hash of the stored transcript", name)
+		}
+	}
+}
+
+// Chunks close within maxChunk at a line end where there is one, whatever the target, and a
+// line longer than that is a chunk of its own; the boundaries stay those of the transcript
+// cut anywhere after them.
+func TestChunkBoundsWithinLimit(t *testing.T) {
+	defer func(n int) { maxChunk = n }(maxChunk)
+	maxChunk = 1000
+	line := func(n int) string { return `{"x":"` + strings.Repeat("x", n-9) + `"}` + "\n" }
+	data := []byte(strings.Repeat(line(100), 25) + line(3000) + strings.Repeat(line(100), 5))
+	for _, target := range []int{50, 400, 5000} {
+		ends := chunkBounds(data, 0, func(int64) int { return target })
+		want := []int{1000, 2000, 2500, 5500, 6000}
+		if target == 400 {
+			want = []int{400, 800, 1200, 1600, 2000, 2400, 2500, 5500, 5900, 6000}
+		}
+		if target == 50 {
+			want = nil
+			for e := 100; e <= 2500; e += 100 {
+				want = append(want, e)
+			}
+			want = append(want, 5500, 5600, 5700, 5800, 5900, 6000)
+		}
+		if !slices.Equal(ends, want) {
+			t.Fatalf("target %d: ends %v, want %v", target, ends, want)
+		}
+		for _, cut := range []int{2600, 5600} {
+			part := chunkBounds(data[:cut], 0, func(int64) int { return target })
+			if !slices.Equal(part[:len(part)-1], ends[:len(part)-1]) {
+				t.Fatalf("target %d, cut at %d: %v", target, cut, part)
+			}
 		}
 	}
 }

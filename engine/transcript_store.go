@@ -55,24 +55,28 @@ func growingChunks(lo, hi int) func(int64) int {
 var maxChunk = 50 * 1024 * 1024
 
 // chunkBounds splits data, which starts at offset base of the transcript, into chunks
-// closing at the first line end at or past target(the chunk's offset) bytes. The last chunk is
-// open: it may still grow. A chunk is over maxChunk only when its last line is: it is fitted
-// when stored (fitChunk).
+// closing at the first line end at or past target(the chunk's offset) bytes, or, when that is
+// more than maxChunk bytes on, at the last line end within them (a longer line is a chunk of
+// its own, fitted when stored: fitChunk). The last chunk is open: it may still grow.
 func chunkBounds(data []byte, base int64, target func(start int64) int) []int {
 	var ends []int
 	start := 0
 	for start < len(data) {
 		end := start + target(base+int64(start))
 		if end >= len(data) {
-			ends = append(ends, len(data))
-			break
+			end = len(data)
+		} else if nl := bytes.IndexByte(data[end-1:], '\n'); nl < 0 {
+			end = len(data)
+		} else {
+			end = end - 1 + nl + 1
 		}
-		nl := bytes.IndexByte(data[end-1:], '\n')
-		if nl < 0 {
-			ends = append(ends, len(data))
-			break
+		if end-start > maxChunk {
+			if within := bytes.LastIndexByte(data[start:start+maxChunk], '\n'); within >= 0 {
+				end = start + within + 1
+			} else if first := bytes.IndexByte(data[start:end], '\n'); first >= 0 {
+				end = start + first + 1 // one long line
+			}
 		}
-		end = end - 1 + nl + 1
 		ends = append(ends, end)
 		start = end
 	}
