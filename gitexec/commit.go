@@ -20,8 +20,9 @@ const (
 // them, including GIT_AUTHOR_DATE and GIT_COMMITTER_DATE; when git has no
 // identity, "Unknown <unknown@local>" stands in for the missing parts. The
 // commit is never signed, whatever commit.gpgSign says: a hook must not wait
-// on a passphrase prompt.
+// on a passphrase prompt. A NUL byte, which git refuses in a message, becomes U+FFFD.
 func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message string) (OID, error) {
+	message = commitMessage(message)
 	r.useCachedIdentity()
 	if r.ident != nil {
 		body, err := r.commitBody(tree, parents, message)
@@ -59,6 +60,17 @@ func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message 
 	return id, nil
 }
 
+// commitMessage is message as git takes it: commit-tree refuses a NUL byte ("a NUL byte in
+// commit log message not allowed"), and a commit object written here must not hold what git
+// would not write. A prompt can hold one, and a shadow commit's subject is the prompt's: each
+// becomes U+FFFD, as an unreadable character does elsewhere.
+func commitMessage(message string) string {
+	if strings.IndexByte(message, 0) < 0 {
+		return message
+	}
+	return strings.ReplaceAll(message, "\x00", "\uFFFD")
+}
+
 // commitTreeArgs is the command line of CommitTree.
 func (r *Repo) commitTreeArgs(tree OID, parents []OID) ([]string, error) {
 	args := []string{"commit-tree", "--no-gpg-sign"}
@@ -81,6 +93,7 @@ func (r *Repo) commitTreeArgs(tree OID, parents []OID) ([]string, error) {
 // (commit-tree reads its whole message before it looks for its tree). A tree equal to unless
 // (the tree of the commit it would follow, when set) is returned without a commit.
 func (r *Repo) BuildCommit(ctx context.Context, base OID, changes []TreeChange, parents []OID, message string, unless OID) (tree, commit OID, err error) {
+	message = commitMessage(message)
 	r.useCachedIdentity()
 	if r.ident != nil {
 		return r.buildCommitPacked(ctx, base, changes, parents, message, unless)

@@ -102,3 +102,40 @@ func TestCommitTreeWithoutIdentity(t *testing.T) {
 		t.Errorf("configured name lost:\n%s", raw)
 	}
 }
+
+// git refuses a NUL byte in a commit message, and a prompt (a shadow commit's subject) can hold
+// one: it becomes U+FFFD, whether git or this package writes the commit.
+func TestCommitMessageWithNULByte(t *testing.T) {
+	dir := newRepo(t)
+	commitFiles(t, dir, map[string]string{"f": "1"}, "one")
+	r := open(t, dir)
+	ctx := context.Background()
+	tree := gitexec.OID(git(t, dir, "rev-parse", "HEAD^{tree}"))
+	want := "fix \uFFFDthis\n\nEntire-Session: s\n"
+	var commits []gitexec.OID
+	for range 2 { // the first by git commit-tree, the next with the identity learnt from it
+		c, err := r.CommitTree(ctx, tree, nil, "fix \x00this\n\nEntire-Session: s\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		commits = append(commits, c)
+	}
+	blob, err := r.HashBlobs(ctx, [][]byte{[]byte("2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, c, err := r.BuildCommit(ctx, tree, []gitexec.TreeChange{{Path: "g", Mode: "100644", OID: blob[0]}}, commits[:1], "b\x00\x00", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range append(commits, c) {
+		got, err := r.CommitMessage(ctx, string(c))
+		if i == 2 {
+			want = "b\uFFFD\uFFFD"
+		}
+		if err != nil || got != want {
+			t.Errorf("commit %d: message %q, %v; want %q", i, got, err, want)
+		}
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+}

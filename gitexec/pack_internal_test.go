@@ -150,6 +150,10 @@ func TestAdoptIdentity(t *testing.T) {
 	if want := OID(run("built\n", "commit-tree", "-p", string(commit), string(newTree))); built != want {
 		t.Errorf("BuildCommit = %s, commit-tree gives %s", built, want)
 	}
+	// A NUL byte, which commit-tree refuses, is written as U+FFFD here too.
+	if got, err := r.CommitTree(ctx, OID(tree), []OID{commit}, "nul\x00\n"); err != nil || got != OID(run("nul\uFFFD\n", "commit-tree", "-p", string(commit), tree)) {
+		t.Errorf("CommitTree of a message with a NUL byte = %s %v", got, err)
+	}
 	fsckClean(t, dir)
 
 	t.Setenv("GIT_AUTHOR_NAME", "Someone Else") // not the commit's author: not git commit's hook
