@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/journal"
 )
 
@@ -622,5 +624,25 @@ func TestStoreSnapshotAheadOfLostJournalLines(t *testing.T) {
 	defer sess.Close()
 	if diff := cmp.Diff(string(want), string(marshal(t, sess.State))); diff != "" {
 		t.Errorf("state after Open (-journal's +got):\n%s", diff)
+	}
+}
+
+// Every file the store names after a session ID fits in a file name (255 bytes) for the
+// longest ID accepted, in a SHA-256 repository: the journal, the state and its temporary file,
+// a damaged journal set aside, and the live marker with its temporary file.
+func TestLongestSessionIDFileNames(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	id := strings.Repeat("s", agent.MaxSessionIDLen)
+	head := strings.Repeat("f", 64)
+	names := []string{
+		st.JournalPath(id),
+		st.StatePath(id) + ".tmp",
+		st.JournalPath(id) + damagedSuffix + "9999999999",
+		filepath.Join(st.Dir, id+markerSep+head+".tmp"+strconv.Itoa(1<<22)),
+	}
+	for _, name := range names {
+		if err := os.WriteFile(name, nil, 0o600); err != nil {
+			t.Errorf("%d-byte name: %v", len(filepath.Base(name)), err)
+		}
 	}
 }

@@ -7,8 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// MaxSessionIDLen is the longest session ID, in bytes, that ValidateSessionID accepts.
-const MaxSessionIDLen = 256
+// MaxSessionIDLen is the longest session ID, in bytes, that ValidateSessionID accepts. A file
+// name may have 255 bytes, and the longest made from a session ID is its live marker's
+// temporary file: the ID, "@", a SHA-256 commit ID, ".tmp" and a process ID (76 bytes more).
+// At 256 an ID of more than 179 bytes passed and then failed to open its journal. Agents'
+// IDs are UUIDs and the like (36 bytes).
+const MaxSessionIDLen = 160
 
 // ValidateSessionID reports whether id is safe to use as a file name and a
 // path element (state file, .entire/metadata/<id>/, trailers). Entire itself

@@ -101,7 +101,7 @@ func TestValidateSessionID(t *testing.T) {
 		{"a..b", ""}, // ".." inside a name is not a path element
 		{"...", ""},
 		{"ünïcode", ""},
-		{strings.Repeat("a", 256), ""},
+		{strings.Repeat("a", agent.MaxSessionIDLen), ""},
 		{"", "empty"},
 		{"../../x", "path separator"},
 		{"a/b", "path separator"},
@@ -114,7 +114,8 @@ func TestValidateSessionID(t *testing.T) {
 		{"a\x7fb", "control character U+007F"},
 		{"a\u0085b", "control character U+0085"},
 		{"a\xffb", "invalid UTF-8"},
-		{strings.Repeat("a", 300), "300 bytes"},
+		{strings.Repeat("a", agent.MaxSessionIDLen+1), "161 bytes"},
+		{strings.Repeat("a", 250), "250 bytes"}, // passed at 256, then failed to open its journal
 	}
 	for _, tt := range tests {
 		err := agent.ValidateSessionID(tt.id)
