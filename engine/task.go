@@ -20,8 +20,11 @@ import (
 	"github.com/entirerec/entire/gitexec"
 )
 
+// taskIDRe is what a tool use ID or an agent ID must be to name files (spec §2.4): at most
+// 128 bytes, so that pre-task-<id>.json and agent-<id>.jsonl fit in a file name (Claude
+// Code's are about 30).
 var taskIDRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 })
 
 // preTask is .entire/tmp/pre-task-<tool-use-id>.json (spec §5.6), plus what the launch said.
