@@ -16,16 +16,19 @@ import (
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
 )
 
-// taskIDRe is what a tool use ID or an agent ID must be to name files (spec §2.4): at most
-// 128 bytes, so that pre-task-<id>.json and agent-<id>.jsonl fit in a file name (Claude
-// Code's are about 30).
 var taskIDRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+	return regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 })
+
+// validTaskID reports whether a tool use ID or an agent ID may name files (spec §2.4): its
+// characters, and at most agent.MaxFileIDLen bytes (what agent.SafeID returns at most), so
+// that pre-task-<id>.json and agent-<id>.jsonl fit in a file name. Claude Code's are about 30.
+func validTaskID(id string) bool { return len(id) <= agent.MaxFileIDLen && taskIDRe().MatchString(id) }
 
 // preTask is .entire/tmp/pre-task-<tool-use-id>.json (spec §5.6), plus what the launch said.
 type preTask struct {
@@ -47,7 +50,7 @@ func (en *Engine) preTaskPath(toolUseID string) string {
 // starts, so that its checkpoint can tell the files it created. The spec §5.6 file
 // .entire/tmp/pre-task-<tool-use-id>.json is written from the event, for tools that read it.
 func (en *Engine) PreTask(ctx context.Context, in events.SubagentStarted) error {
-	if !taskIDRe().MatchString(in.ToolUseID) {
+	if !validTaskID(in.ToolUseID) {
 		return fmt.Errorf("invalid tool_use_id %q", in.ToolUseID)
 	}
 	st, err := en.dirtyStatus(ctx)
@@ -118,7 +121,7 @@ func (en *Engine) TaskEnded(ctx context.Context, in events.SubagentEnded, async 
 	if in.ToolUseID == "" {
 		in.ToolUseID = pre.ToolUseID
 	}
-	if !taskIDRe().MatchString(in.ToolUseID) || (in.AgentID != "" && !taskIDRe().MatchString(in.AgentID)) {
+	if !validTaskID(in.ToolUseID) || (in.AgentID != "" && !validTaskID(in.AgentID)) {
 		return fmt.Errorf("invalid task ids %q / %q", in.ToolUseID, in.AgentID)
 	}
 	if async {

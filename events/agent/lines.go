@@ -81,6 +81,10 @@ func SplitLines(data []byte, consume func(line []byte)) {
 // maxIDLen bounds an ID mapped by SafeID, before its hash suffix.
 const maxIDLen = 128
 
+// MaxFileIDLen is the longest ID SafeID returns (maxIDLen, "-" and 8 hex digits): the engine
+// refuses a longer one as a file name.
+const MaxFileIDLen = maxIDLen + 9
+
 // SafeID maps an agent's ID to one the engine may use in a file name (^[A-Za-z0-9_-]+$). An ID
 // that already matches, and is at most 128 bytes, is kept. Any other has each run of other bytes
 // replaced by '_', is cut to 128 bytes, and gets "-" and the first 8 hex digits of the SHA-256
