@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
@@ -35,7 +36,8 @@ func (en *Engine) worktreeSessions() ([]session.State, error) {
 // commit exists).
 type changeSource func(ctx context.Context, paths []string) ([]gitexec.DiffEntry, error)
 
-// diffSource answers from a whole diff.
+// diffSource answers from a whole diff. A path asked about may be one the journal holds for a
+// file whose name is not UTF-8 (asRecorded): the diff's paths are matched in that form too.
 func diffSource(diff []gitexec.DiffEntry) changeSource {
 	return func(_ context.Context, paths []string) ([]gitexec.DiffEntry, error) {
 		want := map[string]bool{}
@@ -44,7 +46,7 @@ func diffSource(diff []gitexec.DiffEntry) changeSource {
 		}
 		var out []gitexec.DiffEntry
 		for _, d := range diff {
-			if want[d.Path] {
+			if want[d.Path] || want[asRecorded(d.Path)] {
 				out = append(out, d)
 			}
 		}
@@ -52,15 +54,39 @@ func diffSource(diff []gitexec.DiffEntry) changeSource {
 	}
 }
 
+// asRecorded is a path as the journal and the state file hold it: JSON cannot say a byte that
+// is not UTF-8, and encoding/json writes U+FFFD for each. A session's files come back from
+// them in that form, so a file whose name is not UTF-8 is matched against git's paths so.
+func asRecorded(p string) string {
+	if utf8.ValidString(p) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRuneInString(p[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(p[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // stagedSource answers from the index and HEAD for the paths asked about, reading only their
-// directories; where the index cannot tell, from the whole staged diff, read once.
+// directories; where the index cannot tell, or a path may stand for a name that is not UTF-8
+// (asRecorded), from the whole staged diff, read once.
 func (en *Engine) stagedSource() changeSource {
 	var whole changeSource
 	return func(ctx context.Context, paths []string) ([]gitexec.DiffEntry, error) {
+		recorded := slices.ContainsFunc(paths, func(p string) bool { return strings.ContainsRune(p, utf8.RuneError) })
 		if whole == nil {
-			changes, ok, err := en.Repo.StagedPaths(ctx, paths)
-			if err != nil || ok {
-				return changes, err
+			if !recorded {
+				changes, ok, err := en.Repo.StagedPaths(ctx, paths)
+				if err != nil || ok {
+					return changes, err
+				}
 			}
 			staged, err := en.Repo.StagedChanges(ctx)
 			if err != nil {

@@ -226,6 +226,13 @@ func (s *Session) Append(evs ...events.Event) error {
 			return err
 		}
 		lines = append(lines, line)
+		if bytes.Contains(line, []byte(`\ufffd`)) {
+			// A string that is not UTF-8 (a file name) is journaled with U+FFFD for each bad
+			// byte: the state evolves from what the journal holds, as a replay of it would.
+			if evs[i], err = events.Decode(line); err != nil {
+				return err
+			}
+		}
 		state = Evolve(state, evs[i])
 	}
 	if err := s.j.Append(lines...); err != nil {
