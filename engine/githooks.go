@@ -41,12 +41,14 @@ type changeSource func(ctx context.Context, paths []string) ([]gitexec.DiffEntry
 func diffSource(diff []gitexec.DiffEntry) changeSource {
 	return func(_ context.Context, paths []string) ([]gitexec.DiffEntry, error) {
 		want := map[string]bool{}
+		recorded := false
 		for _, p := range paths {
 			want[p] = true
+			recorded = recorded || strings.ContainsRune(p, utf8.RuneError)
 		}
 		var out []gitexec.DiffEntry
 		for _, d := range diff {
-			if want[d.Path] || want[asRecorded(d.Path)] {
+			if want[d.Path] || recorded && want[asRecorded(d.Path)] {
 				out = append(out, d)
 			}
 		}
