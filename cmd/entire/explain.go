@@ -37,7 +37,8 @@ type explainer struct {
 	repo *gitexec.Repo
 	en   *engine.Engine
 	rd   *checkpoint.Reader
-	out  io.Writer
+	out  io.Writer // human-readable output (safeText)
+	raw  io.Writer // machine output, unchanged
 	pal  palette
 }
 
@@ -61,7 +62,7 @@ func (c *explainCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	x := &explainer{ctx: e.ctx, repo: repo, en: en, rd: rd, out: e.stdout, pal: newPalette(e.stdout)}
+	x := &explainer{ctx: e.ctx, repo: repo, en: en, rd: rd, out: e.stdout, raw: e.raw, pal: newPalette(e.raw)}
 	switch {
 	case c.Commit != "":
 		return c.explainCommit(x)

@@ -40,7 +40,7 @@ func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
 	if c.RawTranscript {
 		for i := len(cp.Slots) - 1; i >= 0; i-- {
 			if t := cp.Slots[i].Transcript; t != nil {
-				_, err := x.out.Write(t)
+				_, err := x.raw.Write(t)
 				return err
 			}
 		}
@@ -58,7 +58,7 @@ func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
 		}
 	}
 	if c.JSON {
-		return writeJSON(x.out, checkpointJSON(cp, commits, author))
+		return writeJSON(x.raw, checkpointJSON(cp, commits, author))
 	}
 	v := view{Checkpoint: cp, commits: commits, author: author, short: c.Short, full: c.Full}
 	v.render(x.out, x.pal)

@@ -76,7 +76,7 @@ func (c *explainCmd) list(x *explainer) error {
 		if groups == nil {
 			groups = []*listGroup{}
 		}
-		return writeJSON(x.out, struct {
+		return writeJSON(x.raw, struct {
 			Branch      string       `json:"branch"`
 			Checkpoints []*listGroup `json:"checkpoints"`
 		}{branch, groups})

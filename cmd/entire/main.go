@@ -35,8 +35,9 @@ type cli struct {
 type env struct {
 	ctx    context.Context
 	stdin  io.Reader
-	stdout io.Writer
+	stdout io.Writer // a user command's: control characters made visible (safeText)
 	stderr io.Writer
+	raw    io.Writer // stdout as it is, for machine output (--json, --raw-transcript)
 	cwd    string
 }
 
@@ -59,7 +60,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "entire:", err)
 		return 1
 	}
-	e := &env{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr, cwd: cwd}
+	e := &env{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr, raw: stdout, cwd: cwd}
 	if h, ok := hookArgs(args); ok {
 		// Hooks run on every prompt and commit: skip building the whole command-line model.
 		return finish(stderr, h.Run(e))
@@ -95,6 +96,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if kctx.Command() == "" || len(args) == 0 {
 		return 0
+	}
+	if args[0] != "hooks" {
+		e.stdout, e.stderr, stderr = safeText{stdout}, safeText{stderr}, safeText{stderr}
 	}
 	return finish(stderr, kctx.Run())
 }

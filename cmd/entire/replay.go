@@ -37,7 +37,7 @@ func (c *replayCmd) Run(e *env) error {
 	if !c.StateOnly {
 		fmt.Fprintln(e.stdout, "\nFinal state:")
 	}
-	_, err = e.stdout.Write(data)
+	_, err = e.raw.Write(data) // JSON: its escapes are its own
 	return err
 }
 

@@ -39,10 +39,11 @@ func (t terminal) Confirm(context []string, question string, def bool) bool {
 		return def
 	}
 	defer f.Close()
+	w := safeText{f} // the context quotes the session's prompt
 	for _, l := range context {
-		fmt.Fprintln(f, l)
+		fmt.Fprintln(w, l)
 	}
-	fmt.Fprint(f, question)
+	fmt.Fprint(w, question)
 	line, err := bufio.NewReader(f).ReadString('\n')
 	if err != nil {
 		return def
