@@ -235,12 +235,26 @@ func (en *History) transcriptDestination(m checkpoint.CommittedMetadata, def Def
 	return ""
 }
 
-// ResumeCommand is the shell command that continues a session, "" for an unknown agent.
+// ResumeCommand is the shell command that continues a session, "" for an unknown agent. An ID
+// is printed as it is when it is made of letters, digits, '.', '_' and '-' (agents' IDs are),
+// else single-quoted for the shell: a session ID read from a checkpoint fetched from someone
+// else's remote may hold "; rm -rf ~", and a user copies the command into a shell.
 func ResumeCommand(agentType, sessionID string) string {
 	if a, ok := agents.ByType(agentType); ok {
-		return a.ResumeCommand(sessionID)
+		return a.ResumeCommand(shellWord(sessionID))
 	}
 	return ""
+}
+
+// shellWord is s as one word for a POSIX shell.
+func shellWord(s string) string {
+	plain := s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+	})
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // WriteTranscript writes a restored transcript atomically, creating its directory.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,6 +96,21 @@ func TestWriteTranscriptAndCommand(t *testing.T) {
 	}
 	if got := ResumeCommand("Agent", "s1"); got != "" {
 		t.Fatalf("unknown agent command %q", got)
+	}
+	// An ID from someone else's checkpoint cannot run anything when the command is pasted.
+	for id, want := range map[string]string{
+		"c010174c-a7cd-4bcc-b7d4-61258d6c463f": "claude -r c010174c-a7cd-4bcc-b7d4-61258d6c463f",
+		"x; rm -rf ~":                          `claude -r 'x; rm -rf ~'`,
+		"it's $(id)":                           `claude -r 'it'\''s $(id)'`,
+	} {
+		got := ResumeCommand(engine.AgentClaudeCode, id)
+		if got != want {
+			t.Errorf("ResumeCommand(%q) = %s, want %s", id, got, want)
+		}
+		out, err := exec.Command("sh", "-c", "printf %s "+strings.TrimPrefix(got, "claude -r ")).Output()
+		if err != nil || string(out) != id {
+			t.Errorf("the shell reads %s as %q (%v), want %q", got, out, err, id)
+		}
 	}
 }
 
