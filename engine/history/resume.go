@@ -14,6 +14,7 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/sharing"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/events/claudecode"
 	"github.com/entirerec/entire/gitexec"
@@ -187,6 +188,9 @@ func (en *History) restoreFor(s checkpoint.Slot, place TranscriptPlace) (Transcr
 	switch {
 	case m.SessionID == "":
 		return TranscriptRestore{}, "a session slot without a session ID was skipped"
+	case agent.ValidateSessionID(m.SessionID) != nil:
+		// It would name the transcript's file: "../../x" would leave the agent's directory.
+		return TranscriptRestore{}, fmt.Sprintf("a session slot with the invalid session ID %q was skipped", m.SessionID)
 	case ResumeCommand(m.Agent, m.SessionID) == "":
 		return TranscriptRestore{}, fmt.Sprintf("session %s: agent %q cannot be resumed", m.SessionID, m.Agent)
 	case m.ForgottenAt != nil:

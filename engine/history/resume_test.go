@@ -54,7 +54,16 @@ func TestRestoreFor(t *testing.T) {
 		{name: "unknown agent", slot: slot("Agent", rel, data), reason: "cannot be resumed"},
 		{name: "no transcript", slot: slot(engine.AgentClaudeCode, rel, nil), reason: "no transcript"},
 		{name: "no session", slot: checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: engine.AgentClaudeCode}, Transcript: data}, reason: "without a session ID"},
+		{name: "session ID leaving the directory", slot: checkpoint.Slot{Meta: checkpoint.CommittedMetadata{SessionID: "../../../x", Agent: engine.AgentClaudeCode}, Transcript: data},
+			reason: `invalid session ID "../../../x"`},
+		{name: "session ID leaving the claude project dir", slot: checkpoint.Slot{Meta: checkpoint.CommittedMetadata{SessionID: "../x", Agent: engine.AgentClaudeCode}, Transcript: data},
+			place: &override, reason: "invalid session ID"},
 	} {
+		if tc.reason == "invalid session ID" { // rewind asks placeTranscript directly
+			if got := en.placeTranscript(tc.slot.Meta, *tc.place); got != "" {
+				t.Errorf("%s: placed at %s", tc.name, got)
+			}
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			os.RemoveAll(filepath.Dir(abs))
 			if tc.local != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -63,8 +64,12 @@ type TranscriptPlace struct {
 }
 
 // placeTranscript is a session's restore destination; a slot without an agent is Claude
-// Code's (records older than the agent field).
+// Code's (records older than the agent field). A session ID that is not valid (a checkpoint
+// fetched from someone else's remote may hold "../../x") has none: it would name the file.
 func (en *History) placeTranscript(m checkpoint.CommittedMetadata, place TranscriptPlace) string {
+	if agent.ValidateSessionID(m.SessionID) != nil {
+		return ""
+	}
 	if m.Agent == "" {
 		m.Agent = engine.AgentClaudeCode
 	}
