@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -177,6 +178,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	in.Transcript = pos
 	in.Prompts = scan.Prompts
 	in.Usage = scan.Usage
+	in.Cwd = scan.Cwd
 	in.Summary = agent.Truncate(scan.LastAssistant, agent.MaxTextBytes)
 	if len(scan.ModifiedFiles) > 0 {
 		// The agent edited files: a checkpoint is most likely. Its writers (the files' blobs,
@@ -189,7 +191,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if err != nil {
 		return err
 	}
-	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(scan.ModifiedFiles)), statusPaths(st)
+	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(cmp.Or(scan.Cwd, s.Recorder.AgentCwd), scan.ModifiedFiles)), statusPaths(st)
 	if len(scan.ModifiedFiles) > 0 {
 		en.startWorktreeChanges(ctx, wt.Head, in.Dirty)
 		defer en.settleAhead()

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -47,11 +49,20 @@ func (en *Engine) sessionTranscript(ctx context.Context, s session.State) (tsour
 	return memSource(blob).of(rd), pos, nil
 }
 
-// relFiles makes transcript paths repo-relative, dropping those outside the repository.
-func (en *Engine) relFiles(paths []string) []string {
+// relFiles makes transcript paths repo-relative, dropping those outside the repository. Relative
+// paths are taken from cwd, the agent's working directory as its transcript names it, when that
+// lies inside the repository, and from the top level otherwise (none named, or a transcript
+// written at another path: a container, a moved checkout).
+func (en *Engine) relFiles(cwd string, paths []string) []string {
+	base := en.Repo.TopLevel
+	if cwd != "" {
+		if rel, ok := agent.RepoRelative(base, base, cwd); ok {
+			base = filepath.Join(base, filepath.FromSlash(rel))
+		}
+	}
 	var out []string
 	for _, p := range paths {
-		if rel, ok := agent.RepoRelative(en.Repo.TopLevel, en.Repo.TopLevel, p); ok {
+		if rel, ok := agent.RepoRelative(en.Repo.TopLevel, base, p); ok {
 			out = append(out, rel)
 		}
 	}
@@ -109,7 +120,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	}
 	data = data.memoized() // the files' scan and the token usage's are most often one
 	fresh := data.scan(s.Recorder.CondensedOffset)
-	files := checkpointFiles(s.FilesTouched, en.relFiles(fresh.ModifiedFiles), c.Files)
+	files := checkpointFiles(s.FilesTouched, en.relFiles(cmp.Or(fresh.Cwd, s.Recorder.AgentCwd), fresh.ModifiedFiles), c.Files)
 	w, err := en.slotContent(ctx, s, data, sessionPrompts(s, data, pos.Path))
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -159,7 +160,7 @@ func (en *Engine) linkFacts(ctx context.Context, s session.State, changed change
 	if err != nil {
 		return overlap, false, nil, nil
 	}
-	edited = en.relFiles(sc.ModifiedFiles)
+	edited = en.relFiles(cmp.Or(sc.Cwd, s.Recorder.AgentCwd), sc.ModifiedFiles)
 	if len(edited) > 0 {
 		changes, err := changed(ctx, edited)
 		if err != nil {

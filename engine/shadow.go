@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -179,7 +180,7 @@ func (en *Engine) writeShadowCheckpoint(ctx context.Context, s session.State, in
 	if err != nil {
 		return nil, err
 	}
-	away, err := en.stashedFiles(ctx, s, head, statusPaths(st), en.relFiles(tf.scan.ModifiedFiles))
+	away, err := en.stashedFiles(ctx, s, head, statusPaths(st), en.relFiles(cmp.Or(tf.scan.Cwd, s.Recorder.AgentCwd), tf.scan.ModifiedFiles))
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 	var edited []string
 	if in.TranscriptPath != "" {
 		if sc, err := reader(in.Agent).ScanFile(in.TranscriptPath, events.Transcript{Path: in.TranscriptPath}); err == nil {
-			edited = en.relFiles(sc.ModifiedFiles)
+			edited = en.relFiles(sc.Cwd, sc.ModifiedFiles)
 		}
 	}
 	before := map[string]bool{}

@@ -84,6 +84,8 @@ type TurnEnded struct {
 	// Prompts are the user prompts in the lines read since the last hook.
 	Prompts []string `json:"prompts,omitempty"`
 	Flushed bool     `json:"flushed,omitempty"`
+	// Cwd is the agent's working directory where its transcript names one (agent.Scan.Cwd).
+	Cwd string `json:"cwd,omitempty"`
 	// Strategy is the strategy in effect ("auto-commit"; empty for manual-commit). With
 	// auto-commit, CheckpointID is the ID the turn's commit will carry, chosen before the
 	// commit so that a retry after a crash finds it.

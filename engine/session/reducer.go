@@ -283,6 +283,9 @@ func Evolve(in State, e events.Event) State {
 			s.TranscriptPath = d.Transcript.Path
 		}
 		s.scanned(d.Transcript, d.Prompts)
+		if d.Cwd != "" {
+			s.Recorder.AgentCwd = d.Cwd
+		}
 		if !d.Usage.IsZero() {
 			u := d.Usage
 			if s.TokenUsage != nil {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/entirerec/entire/events"
@@ -24,8 +25,12 @@ type Scan struct {
 	// ModifiedFiles are the input.file_path (else input.notebook_path) of
 	// assistant tool_use blocks named Write, Edit, MultiEdit, NotebookEdit,
 	// mcp__acp__Write or mcp__acp__Edit: first-seen order, no duplicates,
-	// exactly as written in the transcript (see RepoRelative).
+	// exactly as written in the transcript (see RepoRelative): relative ones are relative to
+	// Cwd where the transcript names it.
 	ModifiedFiles []string `json:"modified_files"`
+	// Cwd is the agent's working directory as the last line that names one says (Codex's
+	// session_meta and turn_context); "" when none does.
+	Cwd string `json:"cwd,omitempty"`
 	// LastAssistant is the text of the last non-empty assistant text block.
 	LastAssistant string `json:"last_assistant"`
 	// Usage is the token usage of entire-format.md §12.3 (no subagents).
@@ -50,9 +55,9 @@ type Scan struct {
 
 // Merge combines s with later, a scan that started where s ended (its
 // StartOffset is taken to equal s.EndOffset, in whatever frame later uses).
-// Lists are concatenated, ModifiedFiles stays de-duplicated, LastAssistant
-// and LastUUID come from later unless it has none, and EndOffset advances by
-// later's length.
+// Lists are concatenated, ModifiedFiles stays de-duplicated, LastAssistant,
+// LastUUID and Cwd come from later unless it has none, and EndOffset advances
+// by later's length.
 //
 // Usage: when both scans come from ScanFile/ScanBytes they carry their
 // per-message.id rows, so an API response split across the boundary is
@@ -69,6 +74,7 @@ func (s Scan) Merge(later Scan) Scan {
 		StartOffset:   s.StartOffset,
 		EndOffset:     s.EndOffset + (later.EndOffset - later.StartOffset),
 		LastUUID:      s.LastUUID,
+		Cwd:           cmp.Or(later.Cwd, s.Cwd),
 	}
 	for _, f := range later.ModifiedFiles {
 		if !slices.Contains(m.ModifiedFiles, f) {

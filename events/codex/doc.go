@@ -83,8 +83,9 @@ turn_context, response_item, event_msg or compacted. Unknown types are skipped.
   - LastAssistant: the message of the last event_msg agent_message or the last non-empty
     output_text block of a response_item assistant message, whichever comes last (they hold the
     same text).
-  - ModifiedFiles: the paths of apply_patch envelopes, as written (relative to the thread's cwd
-    in practice), first-seen order, no duplicates: the input of a custom_tool_call named
+  - ModifiedFiles: the paths of apply_patch envelopes, as written (relative to the thread's cwd,
+    which Cwd holds: the cwd of the last session_meta or turn_context line; the recorder takes
+    them from it when it lies inside the repository), first-seen order, no duplicates: the input of a custom_tool_call named
     apply_patch, and every string in the arguments of a function_call named apply_patch, or of
     any function_call (shell, exec_command, ...) whose arguments mention apply_patch. Between
     "*** Begin Patch" and "*** End Patch" the lines "*** Add File: p", "*** Update File: p",

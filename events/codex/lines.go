@@ -2,6 +2,7 @@ package codex
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -49,7 +50,10 @@ func (sc *scanner) consume(line []byte) {
 	}
 	payload := gjson.GetBytes(line, "payload")
 	switch head[0].Str {
+	case "session_meta":
+		sc.workdir(payload)
 	case "turn_context":
+		sc.workdir(payload)
 		sc.turn(payload)
 	case "event_msg":
 		sc.event(head[1].String(), payload)
@@ -70,6 +74,13 @@ func (sc *scanner) result() agent.Scan {
 func (sc *scanner) turn(payload gjson.Result) {
 	if id := payload.Get("turn_id"); id.Type == gjson.String && id.Str != "" {
 		sc.s.LastUUID = id.Str
+	}
+}
+
+// workdir records the cwd of a session_meta or turn_context line, if it is absolute.
+func (sc *scanner) workdir(payload gjson.Result) {
+	if d := payload.Get("cwd"); d.Type == gjson.String && filepath.IsAbs(d.Str) {
+		sc.s.Cwd = d.Str
 	}
 }
 

@@ -60,6 +60,7 @@ func TestScanGolden(t *testing.T) {
 			".env.example", "CHANGELOG.md", // heredoc in a shell argv
 			"cmd/tool/old_flags.go", "cmd/tool/flags.go", "cmd/tool/unused.go", // function_call apply_patch
 		},
+		Cwd:           "/home/u/src/repo", // the turn_context's: the patches' paths are relative to it
 		LastAssistant: "The reviewer found no problems.",
 		// The per-response last_token_usage rows, the repeated token_count counted once; their
 		// sum is the rollout's last total_token_usage (57000 in, 45000 of them cached, 1400 out).
@@ -162,6 +163,7 @@ func TestScanItemsOnly(t *testing.T) {
 	want := agent.Scan{
 		Prompts:       []string{"Rename util.go to helpers.go\n\nkeep the package name", "Now delete old.txt"},
 		ModifiedFiles: []string{"util.go", "helpers.go", "old.txt"},
+		Cwd:           "/w/app",
 		LastAssistant: "Deleted old.txt.",
 		Actions: []agent.Action{
 			{Tool: "apply_patch", Detail: "util.go"},
