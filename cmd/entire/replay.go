@@ -8,6 +8,7 @@ import (
 
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/agent"
 )
 
 type replayCmd struct {
@@ -21,6 +22,9 @@ func (c *replayCmd) Run(e *env) error {
 		return err
 	}
 	defer repo.Close()
+	if err := agent.ValidateSessionID(c.Session); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("replay: %w", err)}
+	}
 	store := session.NewStore(repo.CommonDir)
 	var show func(events.Event, session.State)
 	if !c.StateOnly {

@@ -362,27 +362,32 @@ func (st Store) WriteSnapshot(s State) error {
 }
 
 // Replay rebuilds a session's state from its journal alone, calling fn after each event with
-// the state it produced. It takes no exclusive lock and repairs nothing.
+// the state it produced. It repairs nothing, and holds the journal's shared lock only while
+// reading: fn runs after it is released, so a slow reader of its output (a pager) never holds
+// up the hooks that append.
 func (st Store) Replay(id string, fn func(e events.Event, s State)) (State, error) {
 	var s State
 	var size int64
+	var evs []events.Event
 	path := st.JournalPath(id)
-	torn, err := journal.ReadFile(path, func(line []byte, seq uint64) error {
+	_, err := journal.ReadFile(path, func(line []byte, seq uint64) error {
 		e, err := events.Decode(line)
 		if err != nil {
 			return &journal.CorruptError{Path: path, Line: int(seq), Reason: err.Error()}
 		}
-		s = Evolve(s, e)
 		size += int64(len(line)) + 1
-		if fn != nil {
-			fn(e, s)
-		}
+		evs = append(evs, e)
 		return nil
 	})
 	if err != nil {
 		return State{}, err
 	}
-	_ = torn
+	for _, e := range evs {
+		s = Evolve(s, e)
+		if fn != nil {
+			fn(e, s)
+		}
+	}
 	s.Recorder.JournalOffset = size
 	return s, nil
 }

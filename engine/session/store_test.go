@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/lockedfile"
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
@@ -644,5 +645,37 @@ func TestLongestSessionIDFileNames(t *testing.T) {
 		if err := os.WriteFile(name, nil, 0o600); err != nil {
 			t.Errorf("%d-byte name: %v", len(filepath.Base(name)), err)
 		}
+	}
+}
+
+// TestReplayReleasesLockBeforeShowing: replay's callback prints to a reader that may be slow (a
+// pager); the journal must be free for the hooks that append meanwhile.
+func TestReplayReleasesLockBeforeShowing(t *testing.T) {
+	st := NewStore(t.TempDir())
+	record(t, st, "s1", sessionBatches("s1"))
+	calls := 0
+	_, err := st.Replay("s1", func(events.Event, State) {
+		if calls++; calls > 1 {
+			return
+		}
+		locked := make(chan error, 1)
+		go func() {
+			f, err := lockedfile.OpenFile(st.JournalPath("s1"), os.O_RDWR, 0)
+			if err == nil {
+				f.Close()
+			}
+			locked <- err
+		}()
+		select {
+		case err := <-locked:
+			if err != nil {
+				t.Error(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the journal's exclusive lock was not free while replay showed an event")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
