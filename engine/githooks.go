@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -301,8 +302,30 @@ func (en *Engine) appendDurably(id string, p events.Payload) error {
 	return sess.SyncState()
 }
 
+// writeMessage replaces the commit message file by renaming a complete copy over it: a hook
+// killed mid-write (a hook runner's timeout) must leave git the message it had, never an empty
+// file, which would abort the commit.
 func writeMessage(file, msg string) error {
-	if err := os.WriteFile(file, []byte(msg), 0o644); err != nil {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(file); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), filepath.Base(file)+".entire-*")
+	if err != nil {
+		return fmt.Errorf("write commit message: %w", err)
+	}
+	_, err = tmp.WriteString(msg)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
 		return fmt.Errorf("write commit message: %w", err)
 	}
 	return nil
