@@ -178,7 +178,7 @@ func printPointsJSON(e *env, points []history.RewindPoint) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.raw, "%s\n", data)
+	_, err = fmt.Fprintf(e.raw, "%s\n\n", data) // the reference prints two newlines after it
 	return err
 }
 
