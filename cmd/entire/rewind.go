@@ -93,6 +93,10 @@ func (c *rewindCmd) Run(e *env) error {
 			return err
 		}
 	}
+	if c.LogsOnly && !p.IsLogsOnly && !p.AutoCommit {
+		// A temporary checkpoint's files are the point of it: the reference's refusal, word for word.
+		return &exitError{code: 1, err: errors.New("failed to restore logs: not a logs-only rewind point")}
+	}
 	kind := history.RewindFiles
 	switch {
 	case c.Reset:
