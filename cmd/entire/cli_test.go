@@ -55,6 +55,9 @@ func TestCommandLineRefusals(t *testing.T) {
 		{"explain --raw-transcript", "--raw-transcript requires --checkpoint/-c flag"},
 		{"enable --strategy sideways", "unknown strategy: sideways (use manual-commit or auto-commit)"},
 		{"enable --agent vim", `Unknown agent "vim". Available agents:`},
+		{"enable --agent=", "Missing agent name. Available agents:"},
+		{"enable --agent", "Missing agent name. Available agents:"},
+		{"enable --agent --strategy manual-commit", "Missing agent name. Available agents:"},
 		{"enable --local --project", "cannot specify both --project and --local"},
 		{"rewind --no-such-flag", "Invalid usage: unknown flag --no-such-flag"},
 	} {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/alecthomas/kong"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,13 +17,13 @@ import (
 )
 
 type enableCmd struct {
-	Agent            []string `help:"Agent whose hooks to install (repeatable or a comma list): claude-code, gemini, cursor, codex, copilot, opencode, droid. Without it: the agents whose configuration directory is present, asked on a terminal; else Claude Code." sep:","`
-	Strategy         string   `help:"manual-commit (checkpoints on a shadow branch, condensed when you commit) or auto-commit (each turn's changes committed at once). Without it the configured strategy is kept."`
-	Local            bool     `help:"Write .entire/settings.local.json instead of the project settings."`
-	Project          bool     `help:"Write the project settings .entire/settings.json."`
-	Force            bool     `short:"f" help:"Reinstall the agent hooks even if present."`
-	SkipPushSessions bool     `help:"Do not push session logs with git push."`
-	Telemetry        *bool    `help:"Record the telemetry choice (false opts out)."`
+	Agent            agentNames `help:"Agent whose hooks to install (repeatable or a comma list): claude-code, gemini, cursor, codex, copilot, opencode, droid. Without it: the agents whose configuration directory is present, asked on a terminal; else Claude Code." placeholder:"AGENT,..."`
+	Strategy         string     `help:"manual-commit (checkpoints on a shadow branch, condensed when you commit) or auto-commit (each turn's changes committed at once). Without it the configured strategy is kept."`
+	Local            bool       `help:"Write .entire/settings.local.json instead of the project settings."`
+	Project          bool       `help:"Write the project settings .entire/settings.json."`
+	Force            bool       `short:"f" help:"Reinstall the agent hooks even if present."`
+	SkipPushSessions bool       `help:"Do not push session logs with git push."`
+	Telemetry        *bool      `help:"Record the telemetry choice (false opts out)."`
 }
 
 // openRepo opens the repository around the working directory, with a user-facing error.
@@ -145,6 +146,20 @@ func (c *enableCmd) agents(top string) ([]agent.Agent, error) {
 		out = append(out, agents.Default)
 	}
 	return out, nil
+}
+
+// agentNames is --agent: repeatable, or a comma list. An empty value, or the flag with none,
+// stays as an empty name, which enable refuses with the reference's "Missing agent name" list
+// (spec §3.1) rather than going on as if --agent had not been given.
+type agentNames []string
+
+func (a *agentNames) Decode(ctx *kong.DecodeContext) error {
+	if !ctx.Scan.Peek().IsValue() {
+		*a = append(*a, "")
+		return nil
+	}
+	*a = append(*a, strings.Split(ctx.Scan.Pop().String(), ",")...)
+	return nil
 }
 
 // unknownAgent lists the agents after naming the one not found (the reference's wording).
