@@ -82,3 +82,22 @@ func TestCommandLineRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpCommand: `entire help [command]` (a visible command of the reference) prints what
+// --help prints, and exits 0; an unknown command is a usage error.
+func TestHelpCommand(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{"help", "Usage: entire <command>"},
+		{"help status", "Usage: entire status [flags]"},
+		{"help rewind", "--logs-only"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(strings.Fields(tc.line), strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("entire %s: exit %d, stdout %q, stderr %q; want exit 0 and %q", tc.line, code, out.String(), errb.String(), tc.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"help", "bogus"}, strings.NewReader(""), &out, &errb); code != 1 || !strings.Contains(errb.String(), "bogus") {
+		t.Errorf("entire help bogus: exit %d, stderr %q; want exit 1 naming bogus", code, errb.String())
+	}
+}

@@ -28,6 +28,7 @@ type cli struct {
 	Forget  forgetCmd  `cmd:"" help:"Preview, or with --force do, removing a session's transcripts, prompts and context from the record's whole history."`
 	Relink  relinkCmd  `cmd:"" help:"Record the checkpoints of commits whose trailer a rewrite lost, found by content."`
 	Version versionCmd `cmd:"" help:"Print the version."`
+	Help    helpCmd    `cmd:"" help:"Show the help of entire or of one of its commands."`
 	Hooks   hooksCmd   `cmd:"" hidden:"" help:"Entry points called by agents and git."`
 }
 
@@ -40,6 +41,10 @@ type env struct {
 	raw    io.Writer // stdout as it is, for machine output (--json, --raw-transcript)
 	cwd    string
 }
+
+// kongExit is the exit code kong asked for after printing help (-1: none); run returns it
+// instead of running a command.
+type kongExit struct{ code int }
 
 // exitError carries a specific exit code out of a command.
 type exitError struct {
@@ -66,13 +71,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return finish(stderr, h.Run(e))
 	}
 	var c cli
-	exited := -1 // kong asks to exit after --help; we return instead of running the command
+	exited := &kongExit{code: -1}
 	parser, err := kong.New(&c,
 		kong.Name("entire"),
 		kong.Description("Record AI coding-agent sessions into git, link them to commits, and explain them later."),
 		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exited = code }),
-		kong.Bind(e),
+		kong.Exit(func(code int) { exited.code = code }),
+		kong.Bind(e, exited),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "entire:", err)
@@ -82,8 +87,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		args = []string{"--help"}
 	}
 	kctx, err := parser.Parse(args)
-	if exited >= 0 {
-		return exited
+	if exited.code >= 0 {
+		return exited.code
 	}
 	if err != nil {
 		if len(args) > 0 && args[0] == "hooks" {
