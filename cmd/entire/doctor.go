@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/maintenance"
@@ -24,16 +25,22 @@ type doctorCmd struct {
 }
 
 func (c *doctorCmd) Run(e *env) error {
-	en, closeEngine, err := openEngine(e)
+	repo, err := openRepo(e)
 	if err != nil {
 		return err
 	}
-	defer closeEngine()
+	defer repo.Close()
+	// Left-over ref locks first: pending work is finished when the engine opens, and a stale
+	// lock is what would keep it from being written.
+	problems := c.refLocks(e, repo.CommonDir)
+	en, closeLog := settledEngine(e, repo)
+	defer closeLog()
 	m := maintenance.New(en)
-	problems, err := c.checkRecord(e, m)
+	n, err := c.checkRecord(e, m)
 	if err != nil {
 		return err
 	}
+	problems += n
 	problems += checkHooksAndJournals(e, en)
 	if settings, err := setup.LoadSettings(en.Repo.TopLevel); err == nil {
 		for _, u := range settings.Unsupported() {
@@ -61,18 +68,67 @@ func (c *doctorCmd) Run(e *env) error {
 	return nil
 }
 
+// refLocks reports the lock files left on entire's refs and, with --force, removes those old
+// enough to be left over (maintenance.StaleLockAge). It returns the problems left.
+func (c *doctorCmd) refLocks(e *env, commonDir string) int {
+	problems := 0
+	for _, l := range maintenance.RefLocks(commonDir, time.Now()) {
+		age := roughAge(l.Age)
+		switch {
+		case l.Age < maintenance.StaleLockAge:
+			fmt.Fprintf(e.stdout, "A ref lock is held: %s (%s old); git may be updating the ref. Run `entire doctor` again if it stays.\n", l.Path, age)
+		case c.Force:
+			if err := os.Remove(l.Path); err != nil {
+				fmt.Fprintf(e.stdout, "A left-over ref lock could not be removed: %v\n", err)
+				problems++
+				continue
+			}
+			fmt.Fprintf(e.stdout, "Removed a left-over ref lock: %s (%s old, left by a git process that died).\n", l.Path, age)
+		default:
+			fmt.Fprintf(e.stdout, "A left-over ref lock: %s (%s old, left by a git process that died). Every update of that ref fails until it is removed; --force removes it.\n", l.Path, age)
+			problems++
+		}
+	}
+	return problems
+}
+
+// roughAge says how old something is in its largest whole unit.
+func roughAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	case d < time.Hour:
+		return fmt.Sprintf("%d minutes", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d hours", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+}
+
 // checkRecord reports the trailers whose checkpoint is missing and, with --force, writes each
-// from the session that recorded it. It returns the problems left.
+// from the session that recorded it; and the checkpoints that cannot be read. It returns the
+// problems left.
 func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error) {
-	dangling, err := m.DanglingTrailers(e.ctx)
+	rc, err := m.CheckRecord(e.ctx, true)
 	if err != nil {
 		return 0, err
 	}
-	if len(dangling) == 0 {
-		fmt.Fprintln(e.stdout, "Every Entire-Checkpoint trailer names a checkpoint.")
-		return 0, nil
+	problems := len(rc.Unreadable)
+	for _, d := range rc.Unreadable {
+		fmt.Fprintf(e.stdout, "Checkpoint %s (commit %s) cannot be read: %v\n", d.CheckpointID, d.Commit[:7], d.Err)
 	}
-	problems := 0
+	dangling := rc.Dangling
+	switch {
+	case len(dangling) > 0:
+	case rc.Pending > 0:
+		fmt.Fprintf(e.stdout, "Every Entire-Checkpoint trailer names a checkpoint; %d of them are not written yet (pending, below).\n", rc.Pending)
+		return problems, nil
+	case problems == 0:
+		fmt.Fprintln(e.stdout, "Every Entire-Checkpoint trailer names a checkpoint.")
+		return problems, nil
+	default:
+		return problems, nil
+	}
 	fmt.Fprintln(e.stdout, "Commits whose checkpoint is missing:")
 	for _, d := range dangling {
 		fmt.Fprintf(e.stdout, "  %s names checkpoint %s, which is not on entire/checkpoints/v1\n", d.Commit[:7], d.CheckpointID)

@@ -22,6 +22,9 @@ type listGroup struct {
 	Prompt    string       `json:"prompt"`
 	Sessions  []string     `json:"session_ids"`
 	Commits   []jsonCommit `json:"commits"`
+	// Error says why a committed checkpoint could not be read (a damaged record): it is listed
+	// with its commits all the same, and the others are shown.
+	Error string `json:"error,omitempty"`
 }
 
 func (g *listGroup) latest() time.Time {
@@ -96,7 +99,10 @@ func (c *explainCmd) list(x *explainer) error {
 			tag = " [temporary]"
 		}
 		prompt := "(no prompt)"
-		if g.Prompt != "" {
+		switch {
+		case g.Error != "":
+			prompt = "(unreadable: " + g.Error + "; see `entire doctor`)"
+		case g.Prompt != "":
 			prompt = fmt.Sprintf("%q", truncate(oneLine(g.Prompt), 60))
 		}
 		fmt.Fprintf(x.out, "\n[%s]%s %s\n", p.id(short(g.ID, 12)), tag, prompt)
@@ -135,7 +141,7 @@ func (x *explainer) committedGroups(all bool) ([]*listGroup, error) {
 		g := byID[cm.CheckpointID]
 		if g == nil {
 			if g, err = x.committedGroup(cm.CheckpointID); err != nil {
-				return nil, err
+				g = &listGroup{ID: cm.CheckpointID, Error: err.Error()}
 			}
 			byID[cm.CheckpointID] = g
 			groups = append(groups, g)

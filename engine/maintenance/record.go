@@ -16,53 +16,84 @@ import (
 
 // DanglingTrailer is an Entire-Checkpoint trailer on a local branch whose checkpoint is neither
 // on entire/checkpoints/v1 nor pending in a session's journal: the record's invariant broken.
+// With Err set, it is a checkpoint on entire/checkpoints/v1 that cannot be read (damaged).
 type DanglingTrailer struct {
 	Commit       string
 	CheckpointID string
 	Session      string // the session whose journal linked the commit; "" when none did
+	Err          error
+}
+
+// RecordCheck is what CheckRecord found.
+type RecordCheck struct {
+	Dangling   []DanglingTrailer // named checkpoints neither written nor pending
+	Unreadable []DanglingTrailer // named checkpoints written, but that cannot be read
+	Pending    int               // named checkpoints pending in a session's journal
 }
 
 // DanglingTrailers checks the invariant of the record: every trailer of every commit on a local
 // branch (entire's own branches aside) names a checkpoint that exists or is pending.
 func (en *Maintenance) DanglingTrailers(ctx context.Context) ([]DanglingTrailer, error) {
+	rc, err := en.CheckRecord(ctx, false)
+	return rc.Dangling, err
+}
+
+// CheckRecord checks every trailer of every commit on a local branch (entire's own branches
+// aside): its checkpoint exists, or is pending in a session's journal; with read, an existing
+// one is also read (its metadata), so that a damaged checkpoint is found.
+func (en *Maintenance) CheckRecord(ctx context.Context, read bool) (RecordCheck, error) {
+	var rc RecordCheck
 	out, err := en.Repo.Run(ctx, nil, "log", "--exclude=entire/*", "--branches", "--grep=Entire-Checkpoint:",
 		"--format=%H%x00%B%x01")
 	if err != nil {
-		return nil, fmt.Errorf("list linked commits: %w", err)
+		return rc, fmt.Errorf("list linked commits: %w", err)
 	}
-	known := map[string]bool{}
-	if rd, err := checkpoint.NewReader(ctx, en.Repo); err != nil {
-		return nil, err
-	} else if ids, err := rd.ListCommitted(ctx); err != nil {
-		return nil, err
-	} else {
-		for _, id := range ids {
-			known[id] = true
-		}
+	committed, pending := map[string]bool{}, map[string]bool{}
+	rd, err := checkpoint.NewReader(ctx, en.Repo)
+	if err != nil {
+		return rc, err
+	}
+	ids, err := rd.ListCommitted(ctx)
+	if err != nil {
+		return rc, err
+	}
+	for _, id := range ids {
+		committed[id] = true
 	}
 	states, err := en.Store.List()
 	if err != nil {
-		return nil, err
+		return rc, err
 	}
 	for _, s := range states {
 		for _, c := range s.Recorder.Pending {
-			known[c.Commit.CheckpointID] = true
+			pending[c.Commit.CheckpointID] = true
 		}
 	}
-	var dangling []DanglingTrailer
+	seen := map[string]bool{} // one finding per ID (an amend keeps the trailer on a new commit)
 	for _, rec := range strings.Split(string(out), "\x01") {
 		commit, msg, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x00")
 		if !ok {
 			continue
 		}
 		for _, id := range checkpoint.CheckpointTrailers(msg) {
-			if !known[id] {
-				dangling = append(dangling, DanglingTrailer{Commit: commit, CheckpointID: id, Session: en.linkedBy(id)})
-				known[id] = true // one finding per ID (an amend keeps the trailer on a new commit)
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			switch {
+			case committed[id] && read:
+				if _, err := rd.ReadCheckpointInfo(ctx, id); err != nil {
+					rc.Unreadable = append(rc.Unreadable, DanglingTrailer{Commit: commit, CheckpointID: id, Err: err})
+				}
+			case committed[id]:
+			case pending[id]:
+				rc.Pending++
+			default:
+				rc.Dangling = append(rc.Dangling, DanglingTrailer{Commit: commit, CheckpointID: id, Session: en.linkedBy(id)})
 			}
 		}
 	}
-	return dangling, nil
+	return rc, nil
 }
 
 // linkedBy is the session whose journal linked checkpoint id (prepare-commit-msg's decision or
