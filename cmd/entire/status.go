@@ -8,6 +8,7 @@ import (
 
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/setup"
+	"github.com/entirerec/entire/gitexec"
 )
 
 type statusCmd struct {
@@ -58,9 +59,6 @@ func (c *statusCmd) Run(e *env) error {
 			}
 		}
 		fmt.Fprintf(e.stdout, "  Git hooks: %v\n", st.GitHooks)
-		if st.SettingsErr != nil {
-			fmt.Fprintf(e.stdout, "  Settings error: %v\n", st.SettingsErr)
-		}
 	}
 	en, closeLog := settledEngine(e, repo)
 	closeLog()
@@ -73,6 +71,13 @@ func (c *statusCmd) Run(e *env) error {
 		for _, p := range damaged {
 			fmt.Fprintf(e.stdout, "  %s\n", p)
 		}
+	}
+	if st.SettingsErr != nil {
+		// The hooks go on as if recording were on (a load error counts as enabled).
+		return &exitError{code: 1, err: fmt.Errorf("settings cannot be read: %w", st.SettingsErr)}
+	}
+	if !st.Settings.Enabled {
+		return nil // the reference lists sessions only while recording is on
 	}
 	groups := map[string][]session.State{}
 	for _, s := range states {
@@ -90,20 +95,46 @@ func (c *statusCmd) Run(e *env) error {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	branches := worktreeBranches(e, repo)
 	for _, wt := range paths {
-		fmt.Fprintf(e.stdout, "  %s\n", wt)
-		for _, s := range groups[wt] {
-			line := fmt.Sprintf("    [%s] %s started %s", s.AgentType, short(s.SessionID, 7), age(s.StartedAt))
+		if b := branches[wt]; b != "" {
+			fmt.Fprintf(e.stdout, "  %s (%s)\n", wt, b)
+		} else {
+			fmt.Fprintf(e.stdout, "  %s\n", wt)
+		}
+		ss := groups[wt]
+		sort.SliceStable(ss, func(i, j int) bool { return ss[i].StartedAt.After(ss[j].StartedAt) }) // newest first
+		for _, s := range ss {
+			line := fmt.Sprintf("    [%s] %-9s started %s", s.AgentType, short(s.SessionID, 7), age(s.StartedAt))
 			if s.LastInteractionTime != nil {
 				line += ", active " + age(*s.LastInteractionTime)
 			}
 			fmt.Fprintf(e.stdout, "%s (%s, %d checkpoints)\n", line, s.Phase.Normalize(), s.CheckpointCount)
 			if s.FirstPrompt != "" {
-				fmt.Fprintf(e.stdout, "      %q\n", truncate(s.FirstPrompt, 60))
+				fmt.Fprintf(e.stdout, "      \"%s\"\n", truncate(oneLine(s.FirstPrompt), 60))
 			}
 		}
 	}
 	return nil
+}
+
+// worktreeBranches maps each worktree's path to its branch ("" when detached), as
+// `git worktree list` says; nil when git cannot list them.
+func worktreeBranches(e *env, repo *gitexec.Repo) map[string]string {
+	out, err := repo.Run(e.ctx, nil, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil
+	}
+	m := map[string]string{}
+	var path string
+	for _, l := range strings.Split(string(out), "\n") {
+		if p, ok := strings.CutPrefix(l, "worktree "); ok {
+			path = p
+		} else if b, ok := strings.CutPrefix(l, "branch "); ok {
+			m[path] = strings.TrimPrefix(b, "refs/heads/")
+		}
+	}
+	return m
 }
 
 func age(t time.Time) string {

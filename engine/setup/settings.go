@@ -41,6 +41,15 @@ func CheckStrategy(name string) error {
 	return nil
 }
 
+// jsonText is v as JSON, for messages.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
 // Strategy option keys read by the accessors below.
 const (
 	optPushSessions        = "push_sessions"
@@ -68,11 +77,14 @@ func DefaultSettings() Settings {
 	return Settings{Strategy: DefaultStrategy, Enabled: true}
 }
 
-// PushSessions reports whether pre-push should push session logs: false only when
-// strategy_options.push_sessions is explicitly false.
+// PushSessions reports whether pre-push should push session logs: unless
+// strategy_options.push_sessions is false. A value that is not a boolean ("no", 0) is taken
+// as false too, and refused in Unsupported: the reference pushes then, but a setting someone
+// wrote to keep transcripts private must not be read as consent.
 func (s Settings) PushSessions() bool {
-	v, ok := s.StrategyOptions[optPushSessions].(bool)
-	return !ok || v
+	v, isBool := s.StrategyOptions[optPushSessions].(bool)
+	_, set := s.StrategyOptions[optPushSessions]
+	return !set || (isBool && v)
 }
 
 // MultiSessionWarning reports whether strategy_options.enable_multisession_warning is true.
@@ -278,6 +290,17 @@ func (s Settings) Unsupported() []string {
 	}
 	if _, err := s.Retention(); err != nil {
 		out = append(out, err.Error())
+	}
+	for _, k := range []string{optPushSessions, optMultiSessionWarning, optConfirmPush} {
+		if v, set := s.StrategyOptions[k]; set {
+			if _, ok := v.(bool); !ok {
+				what := "it is ignored"
+				if k == optPushSessions {
+					what = "session logs are not pushed until it is fixed"
+				}
+				out = append(out, fmt.Sprintf("strategy_options.%s must be true or false, not %s: %s", k, jsonText(v), what))
+			}
+		}
 	}
 	return out
 }

@@ -195,18 +195,29 @@ func TestLoadSettingsLocalOverrides(t *testing.T) {
 	}
 }
 
-func TestPushSessionsOnlyExplicitFalseDisables(t *testing.T) {
+// TestPushSessionsOnlyTrueOrUnsetPushes: push_sessions unset or true pushes; false does not,
+// and neither does a value that is not a boolean, which Unsupported refuses (the reference
+// pushes then; a setting written to keep transcripts private is not consent).
+func TestPushSessionsOnlyTrueOrUnsetPushes(t *testing.T) {
 	for _, tt := range []struct {
-		opts map[string]any
-		want bool
+		opts    map[string]any
+		want    bool
+		refused bool
 	}{
-		{nil, true},
-		{map[string]any{"push_sessions": true}, true},
-		{map[string]any{"push_sessions": "false"}, true},
-		{map[string]any{"push_sessions": false}, false},
+		{nil, true, false},
+		{map[string]any{"push_sessions": true}, true, false},
+		{map[string]any{"push_sessions": false}, false, false},
+		{map[string]any{"push_sessions": "false"}, false, true},
+		{map[string]any{"push_sessions": "no"}, false, true},
+		{map[string]any{"push_sessions": json.Number("0")}, false, true},
 	} {
-		if got := (Settings{StrategyOptions: tt.opts}).PushSessions(); got != tt.want {
+		s := Settings{StrategyOptions: tt.opts}
+		if got := s.PushSessions(); got != tt.want {
 			t.Errorf("PushSessions(%v) = %v, want %v", tt.opts, got, tt.want)
+		}
+		refused := strings.Join(s.Unsupported(), "\n")
+		if strings.Contains(refused, "push_sessions must be true or false") != tt.refused {
+			t.Errorf("Unsupported(%v) = %q; refused = %v", tt.opts, refused, tt.refused)
 		}
 	}
 }
