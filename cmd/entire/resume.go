@@ -51,6 +51,10 @@ func (c *resumeCmd) Run(e *env) error {
 		}
 	}
 	plan, err := history.New(en).PlanResume(e.ctx, string(target.Ref), resumeRemote, transcriptPlace(repo))
+	var missing *history.MetadataUnavailableError
+	if errors.As(err, &missing) {
+		plan, err = &history.ResumePlan{}, nil // the branch is still checked out, as the reference does
+	}
 	if err != nil {
 		return err
 	}
@@ -74,6 +78,11 @@ func (c *resumeCmd) Run(e *env) error {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "Switched to branch '%s'\n", target.Branch)
+	}
+	if missing != nil {
+		// The reference's words and exit status.
+		fmt.Fprintf(e.stderr, "Checkpoint '%s' found in commit but session metadata not available (%v)\n", missing.CheckpointID, missing)
+		return nil
 	}
 	if plan.Commit == nil {
 		fmt.Fprintf(e.stderr, "No Entire checkpoint found on branch '%s'\n", c.Branch)
@@ -248,6 +257,6 @@ func refuseUncommitted(e *env, repo *gitexec.Repo) error {
 	if len(dirty) == 0 {
 		return nil
 	}
-	return fmt.Errorf("your local changes would be left behind by switching branches:\n  %s\nplease commit or stash them before you resume",
+	return fmt.Errorf("you have uncommitted changes. Please commit or stash them first (switching branches would leave them behind):\n  %s",
 		strings.Join(dirty, "\n  "))
 }

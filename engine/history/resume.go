@@ -29,6 +29,16 @@ import (
 // ErrBranchNotFound reports a branch that is neither local nor on the remote.
 var ErrBranchNotFound = errors.New("branch not found")
 
+// MetadataUnavailableError is a branch's checkpoint that neither the local record nor the
+// remote has.
+type MetadataUnavailableError struct {
+	CheckpointID, Commit, Remote string
+}
+
+func (e *MetadataUnavailableError) Error() string {
+	return fmt.Sprintf("checkpoint %s of commit %s is neither in the local record nor on %q", e.CheckpointID, e.Commit, e.Remote)
+}
+
 // BranchTarget is the branch resume switches to.
 type BranchTarget struct {
 	Branch string
@@ -140,8 +150,7 @@ func (en *History) PlanResume(ctx context.Context, rev, remote string, place Tra
 	}
 	if plan.Checkpoint, err = rd.ReadCheckpoint(ctx, linked[0].CheckpointID); err != nil {
 		if errors.Is(err, checkpoint.ErrCheckpointNotFound) {
-			return nil, fmt.Errorf("checkpoint %s of commit %s is neither in the local record nor on %q",
-				linked[0].CheckpointID, linked[0].SHA.Short(7), remote)
+			return nil, &MetadataUnavailableError{CheckpointID: linked[0].CheckpointID, Commit: linked[0].SHA.Short(7), Remote: remote}
 		}
 		return nil, err
 	}
