@@ -57,6 +57,11 @@ func (c *enableCmd) Run(e *env) error {
 		return err
 	}
 	defer repo.Close()
+	// The reference's order of checks (spec §3.1): the flag conflict, the note on an empty
+	// repository, the agent, the strategy; only then anything said about where settings go.
+	if c.Local && c.Project {
+		return errors.New("cannot specify both --project and --local")
+	}
 	if _, ok, _ := repo.Head(e.ctx); !ok {
 		fmt.Fprintln(e.stdout, "Note: This repository has no commits yet. Entire will be configured, but recording starts after the first commit.")
 	}
@@ -75,11 +80,20 @@ func (c *enableCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "  Config: %s\n", setup.ProjectSettingsFile)
 		return nil
 	}
+	chosen, err := c.agents(repo.TopLevel)
+	if err != nil {
+		return err
+	}
+	if c.Strategy != "" {
+		if err := setup.CheckStrategy(c.Strategy); err != nil {
+			return err
+		}
+	}
 	local := c.Local
-	if c.Strategy != "" && !c.Local && !c.Project {
+	if c.Strategy != "" && len(c.Agent) == 0 && !c.Local && !c.Project {
 		if _, err := os.Stat(filepath.Join(repo.TopLevel, setup.ProjectSettingsFile)); err == nil {
-			// As the reference does: a strategy chosen on the command line over shared project
-			// settings is kept local.
+			// As the reference does on its --strategy path: a strategy chosen on the command line
+			// over shared project settings is kept local (with --agent it writes the project's).
 			fmt.Fprintln(e.stdout, "Info: Project settings exist. Saving to settings.local.json instead.")
 			local = true
 		}
@@ -88,10 +102,6 @@ func (c *enableCmd) Run(e *env) error {
 	if os.Getenv("ENTIRE_TELEMETRY_OPTOUT") != "" {
 		f := false
 		telemetry = &f
-	}
-	chosen, err := c.agents(repo.TopLevel)
-	if err != nil {
-		return err
 	}
 	report, err := setup.Enable(p, setup.EnableOptions{
 		Agents: chosen, Strategy: c.Strategy, Local: local, Project: c.Project, Force: c.Force,
