@@ -238,22 +238,74 @@ func (en *Engine) carryForward(ctx context.Context, s session.State, c events.Gi
 	if len(remaining) == 0 {
 		return nil, nil
 	}
-	changes, err := en.WorktreeChanges(ctx, remaining)
+	return en.carryOnto(ctx, s, c.Commit, remaining, nil)
+}
+
+// followCommit performs session.FollowCommit: the files of a session the commit did not condense
+// are snapshotted onto the new HEAD's shadow branch with the session's metadata from its last
+// checkpoint (its transcript is not condensed anywhere yet), rather than the old branch renamed.
+func (en *Engine) followCommit(ctx context.Context, s session.State, f session.FollowCommit) ([]events.Event, error) {
+	if len(f.Files) == 0 {
+		return []events.Event{en.Event(events.CarriedForward{NewBase: f.NewBase})}, nil
+	}
+	overlay, err := en.lastOverlay(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	headTree, err := en.treeOf(ctx, c.Commit)
+	cf, err := en.carryOnto(ctx, s, f.NewBase, f.Files, overlay)
 	if err != nil {
 		return nil, err
 	}
-	branch := session.ShadowBranch(c.Commit, s.WorktreeID)
-	msg := "carry forward: uncommitted session files\n\nEntire-Metadata: \nEntire-Session: " + s.SessionID +
+	cf.NewBase = f.NewBase
+	return []events.Event{en.Event(*cf)}, nil
+}
+
+// carryOnto commits the worktree's content of files onto HEAD's tree as the next checkpoint of
+// base's shadow branch (spec §2.3, carry-forward), with the session's metadata overlay when
+// given. A tree equal to the branch's tip records the tip.
+func (en *Engine) carryOnto(ctx context.Context, s session.State, base string, files []string, overlay *gitexec.TreeChange) (*events.CarriedForward, error) {
+	changes, err := en.WorktreeChanges(ctx, files)
+	if err != nil {
+		return nil, err
+	}
+	headTree, err := en.treeOf(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	meta := ""
+	if overlay != nil {
+		changes = append(changes, *overlay)
+		meta = overlay.Path
+	}
+	branch := session.ShadowBranch(base, s.WorktreeID)
+	msg := "carry forward: uncommitted session files\n\nEntire-Metadata: " + meta + "\nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + checkpoint.StrategyManualCommit + "\n"
 	commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
+	if err == nil && commit == "" {
+		commit, _, err = en.Repo.ResolveRef(ctx, gitexec.BranchRef(branch))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("carry forward onto %s: %w", branch, err)
 	}
-	return &events.CarriedForward{Branch: branch, Commit: string(commit), Files: remaining}, nil
+	return &events.CarriedForward{Branch: branch, Commit: string(commit), Files: files}, nil
+}
+
+// lastOverlay is the session's metadata directory on its last checkpoint, as a subtree to
+// keep, or nil when it has none there.
+func (en *Engine) lastOverlay(ctx context.Context, s session.State) (*gitexec.TreeChange, error) {
+	if s.Recorder.LastShadowCommit == "" {
+		return nil, nil
+	}
+	entries, ok, err := en.Repo.ReadTree(ctx, s.Recorder.LastShadowCommit+":.entire/metadata")
+	if err != nil || !ok {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Name == s.SessionID && e.Type == "tree" {
+			return &gitexec.TreeChange{Path: ".entire/metadata/" + e.Name, Mode: "040000", OID: e.OID}, nil
+		}
+	}
+	return nil, nil
 }
 
 // carryFacts gathers what the reducer's carry-forward decision needs about a linked commit

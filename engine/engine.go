@@ -278,6 +278,8 @@ func (en *Engine) perform(ctx context.Context, sess *session.Session, input even
 	switch f := eff.(type) {
 	case session.MigrateShadow:
 		res, err = en.migrateShadow(ctx, sess.State, f)
+	case session.FollowCommit:
+		res, err = en.followCommit(ctx, sess.State, f)
 	case session.WriteShadowCheckpoint:
 		res, err = en.writeShadowCheckpoint(ctx, sess.State, input, f)
 	case session.Condense:

@@ -427,7 +427,9 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		ev.Transcript = events.Transcript{Path: sess.State.TranscriptPath}
 		if id != "" && !base.Sequencer {
 			ev = en.commitFacts(ctx, sess.State, base, diffSource(diff))
-			if sess.State.Recorder.PreparedID == id || session.LinksCommit(sess.State, ev) {
+			// A session with work carries its uncommitted files onto the new HEAD whether the
+			// commit condenses it or not (session.FollowCommit).
+			if sess.State.Recorder.PreparedID == id || sess.State.HasNewContent() || session.LinksCommit(sess.State, ev) {
 				if ev, err = en.carryFacts(ctx, sess.State, ev); err != nil {
 					// Without the facts nothing counts as settled or diverged: the files the
 					// commit lacks are carried, as before content-aware checks.

@@ -249,10 +249,13 @@ type CheckpointCondensed struct {
 func (CheckpointCondensed) EventType() Type { return TypeCheckpointCondensed }
 
 // CarriedForward records the session's uncommitted files snapshotted onto a new shadow branch.
+// NewBase is set when a linked commit did not condense the session (session.FollowCommit): the
+// session now builds on NewBase, with Files (maybe none) still its uncommitted work.
 type CarriedForward struct {
-	Branch string   `json:"branch"`
-	Commit string   `json:"commit,omitempty"`
-	Files  []string `json:"files"`
+	Branch  string   `json:"branch"`
+	Commit  string   `json:"commit,omitempty"`
+	Files   []string `json:"files"`
+	NewBase string   `json:"new_base,omitempty"`
 }
 
 // EventType implements Payload.

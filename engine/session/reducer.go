@@ -20,6 +20,15 @@ type MigrateShadow struct {
 	OldBase, NewBase string
 }
 
+// FollowCommit takes a session that a linked commit did not condense to the new HEAD. Its
+// uncommitted files (Files, none for a session without work) are snapshotted afresh onto the
+// new HEAD's shadow branch, as carry-forward does for a condensed session, and the branch it
+// leaves is deleted unless another session still builds on it (see followCommit).
+type FollowCommit struct {
+	NewBase string
+	Files   []string
+}
+
 // WriteShadowCheckpoint snapshots the worktree and the transcript onto the shadow branch.
 type WriteShadowCheckpoint struct {
 	Files []string // the agent's files of this turn
@@ -66,6 +75,7 @@ type Finalize struct {
 }
 
 func (MigrateShadow) EffectName() string         { return "migrate-shadow" }
+func (FollowCommit) EffectName() string          { return "follow-commit" }
 func (WriteShadowCheckpoint) EffectName() string { return "write-shadow-checkpoint" }
 func (Condense) EffectName() string              { return "condense" }
 func (Finalize) EffectName() string              { return "finalize" }
@@ -115,12 +125,31 @@ func Decide(s State, e events.Event) []Effect {
 		}
 	case events.GitCommitted:
 		// A linked commit's condensation becomes pending work in the state (Evolve), which
-		// Pending hands out; only an unlinked commit calls for something here.
+		// Pending hands out; only a commit that does not condense the session calls for
+		// something here.
 		if _, linked := condenseFor(s, d); !linked && !d.Sequencer && s.BaseCommit != d.Commit {
-			out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Commit})
+			out = append(out, followCommit(s, d))
 		}
 	}
 	return out
+}
+
+// followCommit is how a session that a commit does not condense follows HEAD. After a commit
+// without checkpoint its shadow branch is renamed for the new base (spec §1.1). After a linked
+// commit it is not: the sessions that commit condensed shared the branch, whose history now
+// holds committed work. Renamed, it would offer that work as rewind points and, once the
+// session's own work is committed, outlive every session that could delete it. The session's
+// uncommitted files are snapshotted afresh instead, content-aware as for a condensed session
+// (carryForward); a session without work only takes the new base.
+func followCommit(s State, d events.GitCommitted) Effect {
+	if d.CheckpointID == "" || !s.Exists() || s.Recorder.Strategy == events.StrategyAutoCommit {
+		return MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Commit}
+	}
+	f := FollowCommit{NewBase: d.Commit}
+	if s.HasNewContent() {
+		f.Files = carryForward(s, d, s.Phase.Normalize() == PhaseActive)
+	}
+	return f
 }
 
 // Pending is the work a session's state still owes: condensations of linked commits, then the
@@ -414,6 +443,10 @@ func Evolve(in State, e events.Event) State {
 			s.Recorder.ShadowToDelete = nil
 		}
 	case events.CarriedForward:
+		if d.NewBase != "" {
+			s.followed(in, d)
+			break
+		}
 		s.FilesTouched = MergeSorted(nil, d.Files)
 		s.CheckpointCount = 1
 		s.CheckpointTranscriptStart = 0
@@ -445,6 +478,24 @@ func Evolve(in State, e events.Event) State {
 		}
 	}
 	return s
+}
+
+// followed applies a FollowCommit's result: the session's uncommitted files (if any are left)
+// are on the new base's shadow branch, and the branch its work was on is deleted unless
+// another session still builds on it. Its transcript offsets stay: nothing was condensed.
+func (s *State) followed(in State, d events.CarriedForward) {
+	if in.HasNewContent() && in.BaseCommit != d.NewBase {
+		s.Recorder.ShadowToDelete = &DeleteShadow{Branch: ShadowBranch(in.BaseCommit, in.WorktreeID), Tip: in.Recorder.LastShadowCommit}
+	}
+	s.BaseCommit = d.NewBase
+	s.FilesTouched = MergeSorted(nil, d.Files)
+	s.Recorder.LastShadowCommit = d.Commit
+	switch {
+	case len(s.FilesTouched) == 0:
+		s.CheckpointCount = 0
+	case s.CheckpointCount == 0:
+		s.CheckpointCount = 1
+	}
 }
 
 func initialState(d events.TurnStarted, e events.Event) State {

@@ -113,6 +113,9 @@ func scribble(s *State) {
 func TestDecideInputEvents(t *testing.T) {
 	fin := Finalize{CheckpointIDs: []string{cpOld}}
 	migrate := MigrateShadow{OldBase: rBase, NewBase: rHead}
+	// After a linked commit that does not condense it, a session takes its uncommitted files to
+	// the new HEAD (rather than its shadow branch renamed: the commit condensed from it).
+	follow := func(files ...string) FollowCommit { return FollowCommit{NewBase: rHead, Files: files} }
 	noPending := func(s *State) { s.TurnCheckpointIDs = nil }
 	nothingNew := func(s *State) { s.CheckpointCount, s.FilesTouched = 0, nil }
 	condense := func(prov bool, g events.GitCommitted, carry ...string) Condense {
@@ -166,14 +169,22 @@ func TestDecideInputEvents(t *testing.T) {
 			[]Effect{condense(false, overlap, "d.go")},
 			[]Effect{condense(false, overlap, "d.go")})},
 		{"trailer, no overlap, files touched", nil, noOverlap, byPhase[[]Effect](
-			[]Effect{condense(true, noOverlap, "d.go")}, []Effect{migrate}, []Effect{migrate})},
+			[]Effect{condense(true, noOverlap, "d.go")}, []Effect{follow("d.go")}, []Effect{follow("d.go")})},
+		{"trailer, no overlap, a touched file in the commit not the agent's", nil,
+			commit(func(g *events.GitCommitted) { g.Diverged = []string{"b.go"} }), byPhase[[]Effect](
+				[]Effect{condense(true, commit(func(g *events.GitCommitted) { g.Diverged = []string{"b.go"} }), "b.go", "d.go")},
+				[]Effect{follow("b.go", "d.go")}, []Effect{follow("b.go", "d.go")})},
+		{"trailer, no overlap, the session's files settled", nil,
+			commit(func(g *events.GitCommitted) { g.Settled = []string{"d.go"} }), byPhase[[]Effect](
+				[]Effect{condense(true, commit(func(g *events.GitCommitted) { g.Settled = []string{"d.go"} }))},
+				[]Effect{follow()}, []Effect{follow()})},
 		{"trailer, overlap, steps but no files", func(s *State) { s.FilesTouched = nil }, overlap, byPhase[[]Effect](
-			[]Effect{condense(true, overlap)}, []Effect{condense(false, overlap)}, []Effect{migrate})},
+			[]Effect{condense(true, overlap)}, []Effect{condense(false, overlap)}, []Effect{follow()})},
 		{"trailer, overlap, nothing new, transcript grew", nothingNew, grew, byPhase[[]Effect](
-			[]Effect{condense(true, grew)}, []Effect{condense(false, grew)}, []Effect{migrate})},
+			[]Effect{condense(true, grew)}, []Effect{condense(false, grew)}, []Effect{follow()})},
 		{"trailer, nothing new, transcript grew, no overlap", nothingNew, grewNoOverlap, byPhase[[]Effect](
-			[]Effect{condense(true, grewNoOverlap)}, []Effect{migrate}, []Effect{migrate})},
-		{"trailer, overlap, nothing new, no growth", nothingNew, overlap, every[[]Effect]([]Effect{migrate})},
+			[]Effect{condense(true, grewNoOverlap)}, []Effect{follow()}, []Effect{follow()})},
+		{"trailer, overlap, nothing new, no growth", nothingNew, overlap, every[[]Effect]([]Effect{follow()})},
 		{"trailer, nothing to condense, HEAD is the base", nothingNew, commit(func(g *events.GitCommitted) { g.Commit = rBase }),
 			every[[]Effect](nil)},
 		// prepare-commit-msg's journaled decision is the commit's: the trailer it wrote gets its
@@ -196,9 +207,12 @@ func TestDecideInputEvents(t *testing.T) {
 			commit(func(g *events.GitCommitted) { g.TranscriptGrew, g.TurnEdited = true, []string{"b.go", "e.go"} }),
 			byPhase[[]Effect](
 				[]Effect{condense(true, commit(func(g *events.GitCommitted) { g.TranscriptGrew, g.TurnEdited = true, []string{"b.go", "e.go"} }), "e.go")},
-				[]Effect{migrate}, []Effect{migrate})},
+				[]Effect{follow()}, []Effect{follow()})},
 		{"trailer prepared for another commit", func(s *State) { nothingNew(s); s.Recorder.PreparedID = cpOld },
-			noOverlap, every[[]Effect]([]Effect{migrate})},
+			noOverlap, every[[]Effect]([]Effect{follow()})},
+		// Under auto-commit a user's commit is never condensed, and the branch follows HEAD.
+		{"trailer, auto-commit session", func(s *State) { s.Recorder.Strategy = events.StrategyAutoCommit }, overlap,
+			every[[]Effect]([]Effect{migrate})},
 	}
 	for _, tc := range tests {
 		for _, p := range allPhases {
@@ -218,6 +232,8 @@ func TestDecideInputEvents(t *testing.T) {
 						clear(e.CarryForward)
 					case Finalize:
 						clear(e.CheckpointIDs)
+					case FollowCommit:
+						clear(e.Files)
 					}
 				}
 				if diff := cmp.Diff(prepared(p, tc.prep), in); diff != "" {
@@ -233,7 +249,8 @@ func TestDecideResultEventsCallForNothing(t *testing.T) {
 		events.ShadowCheckpointWritten{Files: []string{"a.go"}}, events.ShadowCheckpointSkipped{},
 		events.ShadowBranchMigrated{NewBase: rHead}, events.ShadowBranchDeleted{},
 		events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead},
-		events.CarriedForward{Files: []string{"a.go"}}, events.CheckpointsFinalized{Finalized: []string{cpOld}},
+		events.CarriedForward{Files: []string{"a.go"}}, events.CarriedForward{Files: []string{"a.go"}, NewBase: rHead},
+		events.CheckpointsFinalized{Finalized: []string{cpOld}},
 		events.TaskCheckpointWritten{Files: []string{"a.go"}, Incremental: true},
 		events.EffectFailed{Effect: "condense", Error: "boom"},
 	}
@@ -408,6 +425,25 @@ func TestEvolve(t *testing.T) {
 			s.FilesTouched, s.CheckpointCount, s.CheckpointTranscriptStart, s.LastCheckpointID = []string{"a.go", "z.go"}, 1, 0, ""
 			s.Recorder.CondensedOffset, s.Recorder.LastShadowCommit = 0, rShadow2
 		}},
+		// A session a linked commit did not condense: nothing condensed, so its offsets stay; it
+		// leaves its old branch for deletion, its files now on the new base's branch.
+		{"followed a commit with files left", nil, events.CarriedForward{Branch: "entire/2222222-e3b0c4", Commit: rShadow2,
+			Files: []string{"d.go"}, NewBase: rHead}, func(s *State, _ Phase) {
+			s.BaseCommit, s.FilesTouched, s.Recorder.LastShadowCommit = rHead, []string{"d.go"}, rShadow2
+			s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4", Tip: rShadow}
+		}},
+		{"followed a commit, first files without a step", func(s *State) { s.CheckpointCount = 0 },
+			events.CarriedForward{Branch: "entire/2222222-e3b0c4", Commit: rShadow2, Files: []string{"d.go"}, NewBase: rHead},
+			func(s *State, _ Phase) {
+				s.BaseCommit, s.FilesTouched, s.CheckpointCount, s.Recorder.LastShadowCommit = rHead, []string{"d.go"}, 1, rShadow2
+				s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4", Tip: rShadow}
+			}},
+		{"followed a commit, no work left", nil, events.CarriedForward{NewBase: rHead}, func(s *State, _ Phase) {
+			s.BaseCommit, s.FilesTouched, s.CheckpointCount, s.Recorder.LastShadowCommit = rHead, nil, 0, ""
+			s.Recorder.ShadowToDelete = &DeleteShadow{Branch: "entire/1111111-e3b0c4", Tip: rShadow}
+		}},
+		{"followed a commit without work", func(s *State) { s.CheckpointCount, s.FilesTouched, s.Recorder.LastShadowCommit = 0, nil, "" },
+			events.CarriedForward{NewBase: rHead}, func(s *State, _ Phase) { s.BaseCommit = rHead }},
 		{"all finalized", finalizing, events.CheckpointsFinalized{Finalized: []string{cpNew, cpOld},
 			Transcript: events.Transcript{Lines: 20, Offset: 2000}}, func(s *State, _ Phase) {
 			s.TurnCheckpointIDs, s.CheckpointTranscriptStart, s.Recorder.CondensedOffset, s.Recorder.UsageOffset = nil, 20, 2000, 2000
@@ -508,6 +544,7 @@ func TestEvolveDoesNotAliasEventData(t *testing.T) {
 		return []events.Payload{
 			events.TurnStarted{TurnID: "fedcba987654", DirtyFiles: []string{"y.go"}, UntrackedFiles: []string{"n.txt"}},
 			events.ShadowCheckpointWritten{Files: []string{"y.go"}}, events.CarriedForward{Files: []string{"y.go"}},
+			events.CarriedForward{Files: []string{"y.go"}, NewBase: rHead},
 			events.TaskCheckpointWritten{Files: []string{"y.go"}},
 			events.CheckpointCondensed{CheckpointID: cpNew, UserCommit: rHead, Chunks: []events.ChunkRef{{End: 1000, Blob: "c2"}}},
 			events.CheckpointsFinalized{Finalized: []string{cpOld}, Chunks: []events.ChunkRef{{End: 1000, Blob: "c2"}}},
