@@ -139,6 +139,7 @@ func (en *Engine) slotEntries(ctx context.Context, tip gitexec.OID, dir string) 
 type slotWrite struct {
 	meta       checkpoint.CommittedMetadata
 	commit     []string          // the files of the commit the slot is written for (nil: not a commit's)
+	copied     bool              // the commit reused its parent's trailer (events.GitCommitted.Copied)
 	transcript *storedTranscript // nil when no transcript could be read
 	prompts    []byte            // prompt.txt; nil when there were no prompts
 	context    []byte            // context.md; nil when there were no prompts
@@ -160,7 +161,7 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 	for i, m := range slots {
 		if m.SessionID == w.meta.SessionID {
 			slot = i
-			w.meta = amended(m, w.meta, w.commit)
+			w.meta = amended(m, w.meta, w.commit, w.copied)
 			break
 		}
 	}
@@ -211,8 +212,13 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 // amended is the metadata of a session's slot written again into the same checkpoint (an
 // amended commit keeps its trailer; a retried condensation): it covers what the slot covered
 // that the commit still contains, and its transcript scope starts where the earlier one did.
-func amended(old, m checkpoint.CommittedMetadata, commit []string) checkpoint.CommittedMetadata {
-	if commit != nil {
+// A commit that copied its parent's trailer (commit -C HEAD) leaves that parent in the
+// history: the slot goes on covering all it covered.
+func amended(old, m checkpoint.CommittedMetadata, commit []string, copied bool) checkpoint.CommittedMetadata {
+	switch {
+	case copied:
+		m.FilesTouched = session.MergeSorted(m.FilesTouched, old.FilesTouched)
+	case commit != nil:
 		m.FilesTouched = session.MergeSorted(m.FilesTouched, session.Intersect(old.FilesTouched, commit))
 	}
 	if old.CheckpointTranscriptStart < m.CheckpointTranscriptStart {

@@ -125,7 +125,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	if err != nil {
 		return nil, err
 	}
-	w.commit = c.Files
+	w.commit, w.copied = c.Files, c.Copied
 	strategy := checkpoint.StrategyManualCommit
 	if c.Strategy != "" {
 		strategy = c.Strategy

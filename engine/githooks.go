@@ -331,6 +331,17 @@ func writeMessage(file, msg string) error {
 	return nil
 }
 
+// parentCarries reports whether commit's first parent carries checkpoint trailer id: the
+// message was reused with commit -c/-C (an amend replaces that parent instead).
+func (en *Engine) parentCarries(ctx context.Context, commit, id string) bool {
+	parents, err := en.Repo.CommitParents(ctx, commit)
+	if err != nil || len(parents) == 0 {
+		return false
+	}
+	msg, err := en.Repo.CommitMessage(ctx, string(parents[0]))
+	return err == nil && slices.Contains(checkpoint.CheckpointTrailers(msg), id)
+}
+
 // CommitMsg strips a checkpoint trailer that is the message's only content (spec §4.4).
 func CommitMsg(file string) error {
 	data, err := os.ReadFile(file)
@@ -382,6 +393,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		if diff, err = en.commitDiff(ctx, string(head)); err != nil {
 			return err
 		}
+		base.Copied = en.parentCarries(ctx, string(head), id)
 		for _, d := range diff {
 			base.Files = append(base.Files, d.Path)
 		}

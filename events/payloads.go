@@ -151,6 +151,9 @@ type GitCommitted struct {
 	// ToolUseID, the subagent whose work it is.
 	Strategy  string `json:"strategy,omitempty"`
 	ToolUseID string `json:"tool_use_id,omitempty"`
+	// Copied: the commit's first parent carries the same trailer, so the message was copied
+	// (commit -c/-C) rather than amended: the checkpoint goes on covering the parent's work.
+	Copied bool `json:"copied,omitempty"`
 }
 
 // EventType implements Payload.
