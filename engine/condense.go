@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -366,7 +368,27 @@ func (en *Engine) carryFacts(ctx context.Context, s session.State, d events.GitC
 			d.Settled = append(d.Settled, ch.Path)
 		}
 	}
+	// A submodule is no file to hash: it is settled when its checkout is the commit it has.
+	for _, p := range rest {
+		if oid, ok := headBlobs[p]; ok && en.submoduleHead(ctx, p) == oid {
+			d.Settled = append(d.Settled, p)
+		}
+	}
 	return d, nil
+}
+
+// submoduleHead is the commit checked out in the submodule at path p, or "" when p is not a
+// submodule's working tree.
+func (en *Engine) submoduleHead(ctx context.Context, p string) gitexec.OID {
+	dir := filepath.Join(en.Repo.TopLevel, filepath.FromSlash(p))
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+		return ""
+	}
+	out, err := en.Repo.Run(ctx, nil, "-C", dir, "rev-parse", "--verify", "-q", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return gitexec.OID(strings.TrimSpace(string(out)))
 }
 
 // blobOIDs looks up the blobs of paths in a commit, through the cat-file process.
