@@ -26,6 +26,10 @@ func (c *relinkCmd) Run(e *env) error {
 	defer done()
 	rev := []string{c.Range}
 	if c.Range == "" {
+		if _, ok, err := en.Repo.Head(e.ctx); err != nil || !ok {
+			fmt.Fprintln(e.stdout, "No commits yet: nothing to relink.")
+			return err
+		}
 		rev = []string{fmt.Sprintf("-n%d", relinkDefault), "HEAD"}
 	} else if strings.HasPrefix(c.Range, "-") {
 		return fmt.Errorf("not a revision range: %s", c.Range)
