@@ -105,7 +105,7 @@ func (c *enableCmd) Run(e *env) error {
 	}
 	report, err := setup.Enable(p, setup.EnableOptions{
 		Agents: chosen, Strategy: c.Strategy, Local: local, Project: c.Project, Force: c.Force,
-		SkipPushSessions: c.SkipPushSessions, Telemetry: telemetry,
+		SkipPushSessions: c.SkipPushSessions, Telemetry: telemetry, AgentHint: len(c.Agent) == 0 && c.Strategy != "",
 	})
 	for _, l := range report.Lines {
 		fmt.Fprintln(e.stdout, l)

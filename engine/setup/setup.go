@@ -33,6 +33,8 @@ type EnableOptions struct {
 	SkipPushSessions bool          // set strategy_options.push_sessions to false
 	Telemetry        *bool         // recorded when set
 	Force            bool          // remove Entire's agent hooks before adding them again
+	// AgentHint: the agent was not named (--strategy alone); its line says how to change it.
+	AgentHint bool
 }
 
 // Report holds human-readable lines for the caller to print, in order.
@@ -105,7 +107,11 @@ func Enable(p Paths, opt EnableOptions) (Report, error) {
 		list = []agent.Agent{agents.Default}
 	}
 	for _, a := range list {
-		r.add("Agent: " + a.Type())
+		if opt.AgentHint {
+			r.add("Agent: " + a.Type() + " (use --agent to change)")
+		} else {
+			r.add("Agent: " + a.Type())
+		}
 		added, err := a.Install(p.TopLevel, opt.Force)
 		if err != nil {
 			return r, fmt.Errorf("install %s hooks: %w", a.Type(), err)
