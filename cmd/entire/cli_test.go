@@ -52,6 +52,7 @@ func TestCommandLineRefusals(t *testing.T) {
 		{"explain -c abc --generate --raw-transcript", "if any flags in the group [generate raw-transcript] are set none of the others can be"},
 		{"explain --generate", "--generate requires --checkpoint/-c flag"},
 		{"explain --force", "--force requires --generate flag"},
+		{"explain foo", `unexpected argument "foo"`},
 		{"explain --raw-transcript", "--raw-transcript requires --checkpoint/-c flag"},
 		{"enable --strategy sideways", "unknown strategy: sideways (use manual-commit or auto-commit)"},
 		{"enable --agent vim", `Unknown agent "vim". Available agents:`},
