@@ -29,8 +29,6 @@ type explainCmd struct {
 	SearchAll     bool   `help:"List every linked commit in the history, not only the latest 100."`
 	Generate      bool   `help:"Not supported: entire does not call a model to write summaries (refused)."`
 	Force         bool   `help:"With --generate (not supported)."`
-	// Args takes what the reference refuses by name: explain has no positional arguments.
-	Args []string `arg:"" optional:"" hidden:""`
 }
 
 // explainer carries what one explain run reads from.
@@ -75,9 +73,6 @@ func (c *explainCmd) Run(e *env) error {
 }
 
 func (c *explainCmd) validate() error {
-	if len(c.Args) > 0 {
-		return fmt.Errorf("unexpected argument %q", c.Args[0])
-	}
 	count := func(bs ...bool) (n int) {
 		for _, b := range bs {
 			if b {

@@ -96,7 +96,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			logHookUsage(e, args, err)
 			return 0
 		}
-		fmt.Fprintf(stderr, "Error: Invalid usage: %v\n", err)
+		msg := err.Error()
+		if a, ok := strings.CutPrefix(msg, "unexpected argument "); ok {
+			msg = fmt.Sprintf("unexpected argument %q", a) // the reference's wording
+		}
+		fmt.Fprintf(stderr, "Error: Invalid usage: %s\n", msg)
 		return 1
 	}
 	if kctx.Command() == "" || len(args) == 0 {
