@@ -174,10 +174,11 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if scan.LastAssistant == "" {
 		scan.LastAssistant = lastAssistant
 	}
-	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: fileSource(in.Transcript.Path, pos.Offset).of(rd)}
+	transcript := fileSource(in.Transcript.Path, pos.Offset).of(rd)
+	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: transcript}
 	in.Transcript = pos
 	in.Prompts = scan.Prompts
-	in.Usage = scan.Usage
+	in.Usage = transcript.rangeUsage(scan.StartOffset, scan)
 	in.Cwd = scan.Cwd
 	in.Summary = agent.Truncate(scan.LastAssistant, agent.MaxTextBytes)
 	if len(scan.ModifiedFiles) > 0 {

@@ -150,8 +150,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		IsTask:                      c.ToolUseID != "",
 		ToolUseID:                   c.ToolUseID,
 	}
-	if !fresh.Usage.IsZero() {
-		u := fresh.Usage
+	if u := data.rangeUsage(s.Recorder.CondensedOffset, fresh); !u.IsZero() {
 		w.meta.TokenUsage = &u
 	}
 	w.attribution = attribution
@@ -556,7 +555,7 @@ func usageSince(data tsource, off int64) *events.TokenUsage {
 	if !data.valid() {
 		return nil
 	}
-	u := data.scan(off).Usage
+	u := data.rangeUsage(off, data.scan(off))
 	if u.IsZero() {
 		return nil
 	}

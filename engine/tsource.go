@@ -26,15 +26,17 @@ type tsource struct {
 
 // scanMemo keeps a transcript's scans by starting offset: a condensation asks for the lines
 // since the last condensation for its files and again for its token usage, most often from
-// the same offset, and a scan parses every line.
+// the same offset, and a scan parses every line. Scans of a range (scanTo) are kept by range:
+// the token usage and its delta may both need the same lines before them.
 type scanMemo struct {
-	mu   sync.Mutex
-	from map[int64]agent.Scan
+	mu     sync.Mutex
+	from   map[int64]agent.Scan
+	ranges map[[2]int64]agent.Scan
 }
 
 // memoized returns t with its scans kept for every copy of the result.
 func (t tsource) memoized() tsource {
-	t.scans = &scanMemo{from: map[int64]agent.Scan{}}
+	t.scans = &scanMemo{from: map[int64]agent.Scan{}, ranges: map[[2]int64]agent.Scan{}}
 	return t
 }
 
@@ -84,12 +86,19 @@ func (t tsource) read(from int64) ([]byte, error) {
 	return buf, nil
 }
 
+// start is the offset a scan from offset from starts at: from itself, or 0 when it lies
+// outside the transcript.
+func (t tsource) start(from int64) int64 {
+	if from < 0 || from > t.end {
+		return 0
+	}
+	return from
+}
+
 // scan parses the complete lines from offset from, streaming a file. A memoized source
 // returns the scan it made before from the same offset; its slices are shared, read only.
 func (t tsource) scan(from int64) agent.Scan {
-	if from < 0 || from > t.end {
-		from = 0
-	}
+	from = t.start(from)
 	if t.scans == nil {
 		return t.scanOnce(from)
 	}
@@ -113,6 +122,53 @@ func (t tsource) scanOnce(from int64) agent.Scan {
 		return agent.Scan{}
 	}
 	return sc
+}
+
+// scanTo parses the complete lines in [from, to); a file streams through the agent's
+// agent.RangeScanner. ok is false when the range is not in the transcript (any more), or the
+// agent cannot read part of a file. A memoized source returns the scan it made before of the
+// same range.
+func (t tsource) scanTo(from, to int64) (agent.Scan, bool) {
+	if t.scans == nil {
+		return t.scanToOnce(from, to)
+	}
+	t.scans.mu.Lock()
+	defer t.scans.mu.Unlock()
+	key := [2]int64{from, to}
+	if sc, ok := t.scans.ranges[key]; ok {
+		return sc, true
+	}
+	sc, ok := t.scanToOnce(from, to)
+	if ok {
+		t.scans.ranges[key] = sc
+	}
+	return sc, ok
+}
+
+// scanToOnce is scanTo without the memo.
+func (t tsource) scanToOnce(from, to int64) (sc agent.Scan, ok bool) {
+	if from < 0 || to < from {
+		return agent.Scan{}, false
+	}
+	if t.path == "" {
+		if to > int64(len(t.mem)) {
+			return agent.Scan{}, false
+		}
+		return t.reader().ScanBytes(t.mem[from:to]), true
+	}
+	rs, ok := t.reader().(agent.RangeScanner)
+	if !ok {
+		return agent.Scan{}, false
+	}
+	sc, err := rs.ScanFileTo(t.path, events.Transcript{Path: t.path, Offset: from}, to)
+	return sc, err == nil
+}
+
+// rangeUsage is the token usage of the transcript's lines from offset from, given sc, their
+// scan: exact also when sc counts a run's totals that reach back before from
+// (agent.RangeUsage).
+func (t tsource) rangeUsage(from int64, sc agent.Scan) events.TokenUsage {
+	return agent.RangeUsage(sc, t.start(from), func(end int64) (agent.Scan, bool) { return t.scanTo(0, end) })
 }
 
 // tailLen is how many bytes before a chunk's end its fingerprint covers.

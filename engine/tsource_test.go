@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/copilot"
 )
 
 // A memoized transcript scans each starting offset once: a second scan from the same offset
@@ -37,5 +40,64 @@ func TestMemoizedScanReadsOnce(t *testing.T) {
 	}
 	if got := plain.scan(0); len(got.Prompts) != 0 {
 		t.Errorf("an unmemoized scan of a removed file = %+v", got)
+	}
+}
+
+// A Copilot transcript whose second turn reads the shutdown with the whole run's totals: the
+// usage from the turn's start is the totals less the first turn's messages, from the live file
+// (streamed through the agent's range scanner, once) and from a copy in memory alike, and the
+// two turns' usages sum to the totals.
+func TestRangeUsageCopilotShutdown(t *testing.T) {
+	line := func(typ, data, id string) string {
+		return `{"type":"` + typ + `","data":` + data + `,"id":"` + id + `"}` + "\n"
+	}
+	turn1 := line("session.start", `{"sessionId":"s"}`, "1") +
+		line("user.message", `{"content":"create a.txt"}`, "2") +
+		line("assistant.message", `{"messageId":"m-1","outputTokens":40}`, "3") +
+		line("assistant.message", `{"messageId":"m-2","content":"Created a.txt","outputTokens":10}`, "4")
+	data := []byte(turn1 +
+		line("user.message", `{"content":"create b.txt"}`, "5") +
+		line("assistant.message", `{"messageId":"m-3","outputTokens":30}`, "6") +
+		line("assistant.message", `{"messageId":"m-4","content":"Created b.txt","outputTokens":20}`, "7") +
+		line("session.shutdown", `{"modelMetrics":{"claude-sonnet-4.5":{"requests":{"count":4},"usage":{"inputTokens":4000,"outputTokens":100,"cacheReadTokens":0,"cacheWriteTokens":0}}}}`, "8"))
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	totals := events.TokenUsage{InputTokens: 4000, OutputTokens: 100, APICallCount: 4}
+	first := events.TokenUsage{OutputTokens: 50, APICallCount: 2}
+	second := events.TokenUsage{InputTokens: 4000, OutputTokens: 50, APICallCount: 2}
+	from := int64(len(turn1))
+	for name, src := range map[string]tsource{
+		"file":   fileSource(path, int64(len(data))).of(copilot.Agent{}),
+		"memory": memSource(data).of(copilot.Agent{}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			src = src.memoized()
+			if sc := src.scan(from); sc.Usage != totals {
+				t.Fatalf("the scan from turn 2 = %+v, want the run's totals %+v (the case under test)", sc.Usage, totals)
+			}
+			if got := src.rangeUsage(from, src.scan(from)); got != second {
+				t.Errorf("usage from turn 2 = %+v, want %+v", got, second)
+			}
+			if got := src.rangeUsage(0, src.scan(0)); got != totals {
+				t.Errorf("usage from the start = %+v, want %+v", got, totals)
+			}
+			if got, ok := src.scanTo(0, from); !ok || got.Usage != first {
+				t.Errorf("usage before turn 2 = %+v (ok %v), want %+v", got.Usage, ok, first)
+			}
+			if got := usageSince(src, from); got == nil || *got != second {
+				t.Errorf("usageSince(turn 2) = %+v, want %+v", got, second)
+			}
+			// The scans before the range are kept: the file is not read again.
+			if name == "file" {
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				if got := src.rangeUsage(from, src.scan(from)); got != second {
+					t.Errorf("usage from turn 2, memoized = %+v, want %+v", got, second)
+				}
+			}
+		})
 	}
 }

@@ -114,6 +114,46 @@ func TestTokenUsageAdd(t *testing.T) {
 	}
 }
 
+func TestTokenUsageSub(t *testing.T) {
+	tests := []struct {
+		name string
+		u, o TokenUsage
+		want TokenUsage
+	}{
+		{"a run's totals less what came before the range",
+			TokenUsage{InputTokens: 4000, OutputTokens: 100, APICallCount: 4},
+			TokenUsage{OutputTokens: 50, APICallCount: 2},
+			TokenUsage{InputTokens: 4000, OutputTokens: 50, APICallCount: 2}},
+		{"floored at zero, field by field",
+			TokenUsage{InputTokens: 1, CacheCreationTokens: 9, CacheReadTokens: 2, OutputTokens: 3, APICallCount: 1},
+			TokenUsage{InputTokens: 5, CacheCreationTokens: 4, CacheReadTokens: 7, OutputTokens: 3, APICallCount: 2},
+			TokenUsage{CacheCreationTokens: 5}},
+		{"subagent tokens subtracted",
+			TokenUsage{SubagentTokens: &TokenUsage{InputTokens: 500, APICallCount: 2}},
+			TokenUsage{SubagentTokens: &TokenUsage{InputTokens: 100, APICallCount: 1}},
+			TokenUsage{SubagentTokens: &TokenUsage{InputTokens: 400, APICallCount: 1}}},
+		{"subagent tokens kept when o has none",
+			TokenUsage{OutputTokens: 1, SubagentTokens: &TokenUsage{OutputTokens: 7}},
+			TokenUsage{OutputTokens: 1},
+			TokenUsage{SubagentTokens: &TokenUsage{OutputTokens: 7}}},
+		{"subagent tokens used up are dropped",
+			TokenUsage{SubagentTokens: &TokenUsage{OutputTokens: 7}},
+			TokenUsage{SubagentTokens: &TokenUsage{OutputTokens: 9}},
+			TokenUsage{}},
+		{"o's subagent tokens alone change nothing",
+			TokenUsage{InputTokens: 3},
+			TokenUsage{SubagentTokens: &TokenUsage{InputTokens: 3}},
+			TokenUsage{InputTokens: 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.u.Sub(tt.o)); diff != "" {
+				t.Errorf("%+v.Sub(%+v) (-want +got):\n%s", tt.u, tt.o, diff)
+			}
+		})
+	}
+}
+
 // A subagent_ended journaled before the event named its agent decodes as Claude Code's, the
 // only agent recorded then.
 func TestLegacySubagentEndedAgent(t *testing.T) {

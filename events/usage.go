@@ -33,6 +33,29 @@ func (u TokenUsage) Add(o TokenUsage) TokenUsage {
 	return sum
 }
 
+// Sub returns u less o, field by field, each floored at 0: what a range adds when u counts it
+// and o counts only what lies before it. Subagent tokens are subtracted likewise, and left out
+// when nothing of them remains.
+func (u TokenUsage) Sub(o TokenUsage) TokenUsage {
+	diff := TokenUsage{
+		InputTokens:         max(0, u.InputTokens-o.InputTokens),
+		CacheCreationTokens: max(0, u.CacheCreationTokens-o.CacheCreationTokens),
+		CacheReadTokens:     max(0, u.CacheReadTokens-o.CacheReadTokens),
+		OutputTokens:        max(0, u.OutputTokens-o.OutputTokens),
+		APICallCount:        max(0, u.APICallCount-o.APICallCount),
+	}
+	if u.SubagentTokens != nil {
+		var b TokenUsage
+		if o.SubagentTokens != nil {
+			b = *o.SubagentTokens
+		}
+		if s := u.SubagentTokens.Sub(b); !s.IsZero() {
+			diff.SubagentTokens = &s
+		}
+	}
+	return diff
+}
+
 // IsZero reports whether no tokens and no calls are recorded.
 func (u TokenUsage) IsZero() bool {
 	return u.InputTokens == 0 && u.CacheCreationTokens == 0 && u.CacheReadTokens == 0 &&

@@ -135,3 +135,12 @@ type Materializer interface {
 type Flusher interface {
 	WaitForFlush(ctx context.Context, path string, since time.Time, maxWait time.Duration) bool
 }
+
+// RangeScanner is implemented by every transcript whose scans may count lines before their
+// start (Scan.UsageBeforeStart): ScanFileTo reads the file at path as ScanFile does, from
+// position from but only up to byte offset end, streaming, so that the recorder can count what
+// lies before a range without holding it in memory. An end beyond the file is an error
+// wrapping ErrPastEnd.
+type RangeScanner interface {
+	ScanFileTo(path string, from events.Transcript, end int64) (Scan, error)
+}

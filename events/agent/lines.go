@@ -21,28 +21,39 @@ var ErrPastEnd = errors.New("position past the end of the transcript")
 // not the file. A final line without '\n' is not consumed: the agent may still be writing it,
 // and the next scan, from the returned end offset, reads it whole.
 func ScanLines(path string, offset int64, consume func(line []byte)) (end int64, err error) {
-	if offset < 0 {
-		return 0, fmt.Errorf("scan transcript %s: negative offset %d", path, offset)
+	return ScanLinesTo(path, offset, -1, consume)
+}
+
+// ScanLinesTo is ScanLines that stops at byte offset limit (a negative limit reads to the end
+// of the file): the complete lines within [offset, limit) are consumed, and a line running past
+// limit is not. A limit beyond the end of the file is an error wrapping ErrPastEnd.
+func ScanLinesTo(path string, offset, limit int64, consume func(line []byte)) (end int64, err error) {
+	if offset < 0 || limit >= 0 && limit < offset {
+		return 0, fmt.Errorf("scan transcript %s: bad range %d-%d", path, offset, limit)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("scan transcript: %w", err)
 	}
 	defer f.Close()
-	if offset > 0 {
+	var src io.Reader = f
+	if offset > 0 || limit >= 0 {
 		fi, err := f.Stat()
 		if err != nil {
 			return 0, fmt.Errorf("scan transcript: %w", err)
 		}
-		if offset > fi.Size() {
-			return 0, fmt.Errorf("scan transcript %s: offset %d, size %d: %w", path, offset, fi.Size(), ErrPastEnd)
+		if max(offset, limit) > fi.Size() {
+			return 0, fmt.Errorf("scan transcript %s: range %d-%d, size %d: %w", path, offset, limit, fi.Size(), ErrPastEnd)
 		}
 		if _, err := f.Seek(offset, io.SeekStart); err != nil {
 			return 0, fmt.Errorf("scan transcript: %w", err)
 		}
+		if limit >= 0 {
+			src = io.LimitReader(f, limit-offset)
+		}
 	}
 	end = offset
-	r := bufio.NewReaderSize(f, 64<<10)
+	r := bufio.NewReaderSize(src, 64<<10)
 	for {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {

@@ -35,6 +35,12 @@ type Scan struct {
 	LastAssistant string `json:"last_assistant"`
 	// Usage is the token usage of entire-format.md §12.3 (no subagents).
 	Usage events.TokenUsage `json:"usage"`
+	// UsageBeforeStart reports that Usage holds the totals of a run of the agent (Copilot's
+	// session.shutdown) which may have begun before the scan's first line, so that they may
+	// count lines before StartOffset too. The usage of the scanned range alone is then the
+	// usage of the transcript up to the scan's end less its usage up to the scan's start. A
+	// scan from the transcript's start is exact either way.
+	UsageBeforeStart bool `json:"usage_before_start,omitempty"`
 	// Actions are the assistant tool_use blocks in order.
 	Actions []Action `json:"actions"`
 	// Lines counts the newline-terminated lines consumed, whatever they hold.
@@ -64,22 +70,20 @@ type Scan struct {
 // counted once, with the row of the larger output_tokens (s's on ties),
 // exactly as one scan over both ranges would count it. A Scan built by hand
 // carries no rows; its Usage (including SubagentTokens) is added as-is.
+// UsageBeforeStart is kept when either scan has it; later's run totals may
+// then also repeat rows of s, which Merge cannot tell apart.
 func (s Scan) Merge(later Scan) Scan {
 	m := Scan{
-		Prompts:       slices.Concat(s.Prompts, later.Prompts),
-		ModifiedFiles: slices.Clone(s.ModifiedFiles),
-		LastAssistant: s.LastAssistant,
-		Actions:       slices.Concat(s.Actions, later.Actions),
-		Lines:         s.Lines + later.Lines,
-		StartOffset:   s.StartOffset,
-		EndOffset:     s.EndOffset + (later.EndOffset - later.StartOffset),
-		LastUUID:      s.LastUUID,
-		Cwd:           cmp.Or(later.Cwd, s.Cwd),
-	}
-	for _, f := range later.ModifiedFiles {
-		if !slices.Contains(m.ModifiedFiles, f) {
-			m.ModifiedFiles = append(m.ModifiedFiles, f)
-		}
+		Prompts:          slices.Concat(s.Prompts, later.Prompts),
+		ModifiedFiles:    appendNew(slices.Clone(s.ModifiedFiles), later.ModifiedFiles),
+		LastAssistant:    s.LastAssistant,
+		Actions:          slices.Concat(s.Actions, later.Actions),
+		Lines:            s.Lines + later.Lines,
+		StartOffset:      s.StartOffset,
+		EndOffset:        s.EndOffset + (later.EndOffset - later.StartOffset),
+		LastUUID:         s.LastUUID,
+		Cwd:              cmp.Or(later.Cwd, s.Cwd),
+		UsageBeforeStart: s.UsageBeforeStart || later.UsageBeforeStart,
 	}
 	if later.LastAssistant != "" {
 		m.LastAssistant = later.LastAssistant
@@ -89,6 +93,16 @@ func (s Scan) Merge(later Scan) Scan {
 	}
 	m.Usage, m.Calls = mergeUsage(s, later)
 	return m
+}
+
+// appendNew appends to list the items of more it does not hold yet, in order.
+func appendNew(list, more []string) []string {
+	for _, x := range more {
+		if !slices.Contains(list, x) {
+			list = append(list, x)
+		}
+	}
+	return list
 }
 
 // mergeUsage sums the usage of two scans and removes the double count of
@@ -148,4 +162,26 @@ func (s *Scan) AddCall(id string, row events.TokenUsage) {
 	}
 	s.Calls[id] = row
 	s.Usage = s.Usage.Add(row)
+}
+
+// RangeUsage is the token usage of the lines sc scanned, which start at byte offset start of a
+// transcript. A scan that counts a run's totals reaching back before its start
+// (Scan.UsageBeforeStart: Copilot's session.shutdown) would count the run's earlier lines
+// again; the range's usage is then the usage of the transcript's lines before the scan's end
+// less that of its lines before start, where scanTo(end) scans the lines in [0, end). Only such
+// a scan, not from the start, costs these two scans; when one fails (ok false), sc's own usage
+// stands.
+func RangeUsage(sc Scan, start int64, scanTo func(end int64) (Scan, bool)) events.TokenUsage {
+	if !sc.UsageBeforeStart || start <= 0 {
+		return sc.Usage
+	}
+	upToEnd, ok := scanTo(start + sc.EndOffset - sc.StartOffset)
+	if !ok {
+		return sc.Usage
+	}
+	before, ok := scanTo(start)
+	if !ok {
+		return sc.Usage
+	}
+	return upToEnd.Usage.Sub(before.Usage)
 }

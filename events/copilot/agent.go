@@ -21,7 +21,10 @@ const sessionStateEnv = "ENTIRE_TEST_COPILOT_PROJECT_DIR"
 // Agent is Copilot CLI's entry in the agent table.
 type Agent struct{}
 
-var _ agent.Agent = Agent{}
+var (
+	_ agent.Agent        = Agent{}
+	_ agent.RangeScanner = Agent{}
+)
 
 // Name is the CLI name used in `entire hooks copilot <verb>`.
 func (Agent) Name() string { return "copilot" }
@@ -45,6 +48,12 @@ func (Agent) Reply(agent.Hook, string) []byte { return nil }
 // ScanFile reads the events.jsonl transcript from a byte offset.
 func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 	return ScanFile(path, from.Offset)
+}
+
+// ScanFileTo reads the events.jsonl transcript from a byte offset up to another: the lines
+// before a range whose scan met a run's totals (agent.RangeScanner).
+func (Agent) ScanFileTo(path string, from events.Transcript, end int64) (agent.Scan, error) {
+	return ScanFileTo(path, from.Offset, end)
 }
 
 // ScanBytes reads a whole events.jsonl transcript.

@@ -81,11 +81,18 @@ events.jsonl holds one event per line: {"type", "data", "id", "timestamp", "pare
     per-message rows read before it in the same scan with its totals (cacheWriteTokens count as
     CacheCreationTokens, requests.count as APICallCount); assistant messages after it (a
     resumed session) are counted per message again, on top. Each shutdown is taken to cover
-    the run of Copilot that wrote it. Consequence for split scans: Merge cannot know that a
-    later scan's shutdown covers the earlier scan's messages, so a scan that stops before a
-    shutdown merged with one that reads it counts the earlier part's output tokens twice; only
-    a scan that covers a whole run gives its exact totals. Hooks never see a shutdown (above),
-    so turn-by-turn scans count per message.
+    the run of Copilot that wrote it.
+  - Ranges: the first run a scan closes may have begun before the scan's first line, and its
+    totals then count messages the scan did not read. Such a scan sets Scan.UsageBeforeStart,
+    and the recorder takes a range's usage as the usage up to its end less the usage before its
+    start, both scanned from the transcript's start (agent.RangeUsage; ScanFileTo streams the
+    prefix): the run's totals less what lies before the range. So the checkpoint or turn whose
+    lines hold a shutdown (written after the sessionEnd hook, see above: the next commit's
+    checkpoint, or the next turn of a resumed session that sent no userPromptSubmitted) gets
+    the totals less what earlier ones counted, and sums over checkpoints and over turns equal
+    Copilot's totals. A range with no shutdown counts per message. Merge still cannot tell
+    that a later scan's shutdown covers the earlier scan's messages: merged across a shutdown,
+    the earlier part's output tokens count twice.
 
 Positions are byte offsets after complete lines. Every newline-terminated line is counted in
 Lines, whatever it holds; a final line without '\n' is not consumed (Copilot may be writing it)

@@ -161,7 +161,9 @@ func (sc *scanner) addFile(path string) {
 
 // shutdown takes the totals of a session.shutdown: modelMetrics maps a model name to its
 // requests.count and token counts (read under "usage", or on the model's object itself). A
-// shutdown with totals replaces the per-message rows of the run it closes.
+// shutdown with totals replaces the per-message rows of the run it closes. The first run the
+// scan closes may have begun before the scan's first line: the scan says so
+// (Scan.UsageBeforeStart), for the caller to subtract what came before.
 func (sc *scanner) shutdown(metrics gjson.Result) {
 	var total events.TokenUsage
 	found := false
@@ -188,4 +190,5 @@ func (sc *scanner) shutdown(metrics gjson.Result) {
 	}
 	sc.closed = sc.closed.Add(total)
 	sc.open = agent.Scan{}
+	sc.s.UsageBeforeStart = true
 }

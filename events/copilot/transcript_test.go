@@ -62,6 +62,8 @@ func TestScanGolden(t *testing.T) {
 		ModifiedFiles: []string{app + "/src/validate.ts", app + "/test/validate.test.ts", app + "/README.md", "docs/rules.md"},
 		LastAssistant: "README.md now describes the rule.",
 		Usage:         shutdownTotals,
+		// The shutdown's totals cover a run that may have begun before the scan.
+		UsageBeforeStart: true,
 		Actions: []agent.Action{
 			{Tool: "view", Detail: app + "/src/validate.ts"},
 			{Tool: "edit", Detail: app + "/src/validate.ts"},
