@@ -179,6 +179,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	in.Transcript = pos
 	in.Prompts = scan.Prompts
 	in.Usage = transcript.rangeUsage(scan.StartOffset, scan)
+	in.Usage.SubagentTokens = subagentUsage(rd, in.Transcript.Path, in.SessionID, scan.SubagentIDs)
 	in.Cwd = scan.Cwd
 	in.Summary = agent.Truncate(scan.LastAssistant, agent.MaxTextBytes)
 	if len(scan.ModifiedFiles) > 0 {
@@ -203,6 +204,17 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		}
 	}
 	return en.Run(ctx, sess, en.Event(in))
+}
+
+// subagentUsage is the usage of the subagents a turn's lines report (entire-format.md §12.3),
+// read from their own transcripts when the agent keeps them (agent.SubagentCounter), or nil.
+// The session's token usage counts it; a checkpoint's does not.
+func subagentUsage(rd agent.Transcript, transcript, sessionID string, ids []string) *events.TokenUsage {
+	c, ok := rd.(agent.SubagentCounter)
+	if !ok || len(ids) == 0 {
+		return nil
+	}
+	return c.SubagentUsage(transcript, sessionID, ids)
 }
 
 // SessionStart handles the agent's session-start hook. It returns the other sessions of this

@@ -144,3 +144,12 @@ type Flusher interface {
 type RangeScanner interface {
 	ScanFileTo(path string, from events.Transcript, end int64) (Scan, error)
 }
+
+// SubagentCounter is implemented by agents whose subagents keep transcripts of their own
+// (Claude Code, entire-format.md §12.3): SubagentUsage sums the token usage of the subagents
+// ids (Scan.SubagentIDs) of session sessionID, whose transcript is at transcriptPath. It returns
+// nil when they made no API call; an ID that is not [A-Za-z0-9]+, or whose transcript cannot be
+// read, counts nothing.
+type SubagentCounter interface {
+	SubagentUsage(transcriptPath, sessionID string, ids []string) *events.TokenUsage
+}

@@ -41,6 +41,10 @@ type Scan struct {
 	// usage of the transcript up to the scan's end less its usage up to the scan's start. A
 	// scan from the transcript's start is exact either way.
 	UsageBeforeStart bool `json:"usage_before_start,omitempty"`
+	// SubagentIDs are the subagents whose results the lines report (Claude Code's tool_result
+	// text "agentId: <id>", entire-format.md §12.3), first-seen order, no duplicates, each
+	// [A-Za-z0-9]+. Their own transcripts' usage is not in Usage (see SubagentCounter).
+	SubagentIDs []string `json:"subagent_ids,omitempty"`
 	// Actions are the assistant tool_use blocks in order.
 	Actions []Action `json:"actions"`
 	// Lines counts the newline-terminated lines consumed, whatever they hold.
@@ -61,9 +65,9 @@ type Scan struct {
 
 // Merge combines s with later, a scan that started where s ended (its
 // StartOffset is taken to equal s.EndOffset, in whatever frame later uses).
-// Lists are concatenated, ModifiedFiles stays de-duplicated, LastAssistant,
-// LastUUID and Cwd come from later unless it has none, and EndOffset advances
-// by later's length.
+// Lists are concatenated, ModifiedFiles and SubagentIDs stay de-duplicated,
+// LastAssistant, LastUUID and Cwd come from later unless it has none, and
+// EndOffset advances by later's length.
 //
 // Usage: when both scans come from ScanFile/ScanBytes they carry their
 // per-message.id rows, so an API response split across the boundary is
@@ -76,6 +80,7 @@ func (s Scan) Merge(later Scan) Scan {
 	m := Scan{
 		Prompts:          slices.Concat(s.Prompts, later.Prompts),
 		ModifiedFiles:    appendNew(slices.Clone(s.ModifiedFiles), later.ModifiedFiles),
+		SubagentIDs:      appendNew(slices.Clone(s.SubagentIDs), later.SubagentIDs),
 		LastAssistant:    s.LastAssistant,
 		Actions:          slices.Concat(s.Actions, later.Actions),
 		Lines:            s.Lines + later.Lines,

@@ -48,12 +48,17 @@ func TestRangeUsage(t *testing.T) {
 	}
 }
 
-func TestMergeKeepsRunFlag(t *testing.T) {
-	a, b := Scan{}, Scan{UsageBeforeStart: true}
-	if m := a.Merge(b); !m.UsageBeforeStart {
-		t.Error("the later scan's flag was lost")
+func TestMergeKeepsSubagentsAndRunFlag(t *testing.T) {
+	a := Scan{SubagentIDs: []string{"a1", "b2"}}
+	b := Scan{SubagentIDs: []string{"b2", "c3"}, UsageBeforeStart: true}
+	m := a.Merge(b)
+	if !slices.Equal(m.SubagentIDs, []string{"a1", "b2", "c3"}) || !m.UsageBeforeStart {
+		t.Errorf("Merge = IDs %q, UsageBeforeStart %v", m.SubagentIDs, m.UsageBeforeStart)
 	}
-	if m := b.Merge(a); !m.UsageBeforeStart {
+	if m := b.Merge(Scan{}); !m.UsageBeforeStart {
 		t.Error("the earlier scan's flag was lost")
+	}
+	if len(a.SubagentIDs) != 2 {
+		t.Errorf("Merge changed its receiver: %q", a.SubagentIDs)
 	}
 }

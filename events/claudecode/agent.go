@@ -20,7 +20,10 @@ const Type = "Claude Code"
 // Agent is Claude Code's entry in the agent table.
 type Agent struct{}
 
-var _ agent.Agent = Agent{}
+var (
+	_ agent.Agent           = Agent{}
+	_ agent.SubagentCounter = Agent{}
+)
 
 func (Agent) Name() string      { return "claude-code" }
 func (Agent) Aliases() []string { return []string{"claude", "claudecode"} }
@@ -97,6 +100,11 @@ func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 
 // ScanBytes reads a whole JSONL transcript.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
+
+// SubagentUsage sums the token usage of a session's subagents from their own transcripts.
+func (Agent) SubagentUsage(transcriptPath, sessionID string, ids []string) *events.TokenUsage {
+	return SubagentUsage(transcriptPath, sessionID, ids)
+}
 
 // WaitForFlush waits for Claude Code's record of the Stop hook in the transcript.
 func (Agent) WaitForFlush(ctx context.Context, path string, since time.Time, maxWait time.Duration) bool {

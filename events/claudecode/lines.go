@@ -2,7 +2,10 @@ package claudecode
 
 import (
 	"bytes"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -25,6 +28,11 @@ var fileTools = map[string]bool{
 
 // actionDetailKeys are the tool input keys tried, in order, for Action.Detail.
 var actionDetailKeys = []string{"description", "command", "file_path", "pattern"}
+
+// agentIDText is how a subagent's tool_result names it (entire-format.md §12.3).
+var agentIDText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`agentId:\s*([A-Za-z0-9]+)`)
+})
 
 // scanner accumulates a Scan line by line.
 type scanner struct {
@@ -67,8 +75,11 @@ func (sc *scanner) user(content gjson.Result) {
 	case content.IsArray():
 		var parts []string
 		content.ForEach(func(_, block gjson.Result) bool {
-			if block.Get("type").String() == "text" {
+			switch block.Get("type").String() {
+			case "text":
 				parts = append(parts, block.Get("text").String())
+			case "tool_result":
+				sc.subagents(block.Get("content"))
 			}
 			return true
 		})
@@ -81,6 +92,32 @@ func (sc *scanner) user(content gjson.Result) {
 	}
 	if p := StripTags(text); p != "" {
 		sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))
+	}
+}
+
+// subagents records the subagent IDs a tool_result's content names: "agentId: <id>" in a
+// string, or in the text of its text blocks.
+func (sc *scanner) subagents(content gjson.Result) {
+	find := func(text string) {
+		if !strings.Contains(text, "agentId:") {
+			return // most results: skip the regexp
+		}
+		for _, m := range agentIDText().FindAllStringSubmatch(text, -1) {
+			if !slices.Contains(sc.s.SubagentIDs, m[1]) {
+				sc.s.SubagentIDs = append(sc.s.SubagentIDs, m[1])
+			}
+		}
+	}
+	switch {
+	case content.Type == gjson.String:
+		find(content.Str)
+	case content.IsArray():
+		content.ForEach(func(_, block gjson.Result) bool {
+			if t := block.Get("text"); block.Get("type").String() == "text" && t.Type == gjson.String {
+				find(t.Str)
+			}
+			return true
+		})
 	}
 }
 
