@@ -106,21 +106,7 @@ func (r *Repo) configFiles() []string {
 	} else {
 		files = append(files, "/etc/gitconfig")
 	}
-	if global := envValue(r.env, "GIT_CONFIG_GLOBAL"); global != "" {
-		files = append(files, global)
-	} else {
-		home := envValue(r.env, "HOME")
-		xdg := envValue(r.env, "XDG_CONFIG_HOME")
-		if xdg == "" && home != "" {
-			xdg = filepath.Join(home, ".config")
-		}
-		if xdg != "" {
-			files = append(files, filepath.Join(xdg, "git", "config"))
-		}
-		if home != "" {
-			files = append(files, filepath.Join(home, ".gitconfig"))
-		}
-	}
+	files = append(files, r.globalConfigFiles()...)
 	return append(files, filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree"))
 }
 

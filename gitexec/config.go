@@ -1,0 +1,235 @@
+package gitexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// commentKeys are the keys, in lower case, that set the prefix of comment lines in commit
+// messages: core.commentChar, and core.commentString (git 2.45), which sets the same value.
+var commentKeys = []string{"commentchar", "commentstring"}
+
+// CommentString returns the prefix git gives the comment lines of the commit messages it hands
+// to its hooks, and strips from them: core.commentChar or core.commentString as git reads them
+// here, "#" when neither is set. It may be "auto" (in any case): git then picks a character for
+// each message.
+//
+// The commit hooks ask on every commit, so the configuration files are read here without a
+// process: the system file (GIT_CONFIG_SYSTEM or /etc/gitconfig, unless GIT_CONFIG_NOSYSTEM),
+// the global ones and the repository's. Git config answers instead when a file includes others,
+// the worktree has its own file, a file holds syntax this reader leaves to git, or the key came
+// from git's command line: `git -c core.commentChar=; commit` hands it to its hooks in
+// GIT_CONFIG_PARAMETERS, which this one call passes on to its child.
+func (r *Repo) CommentString(ctx context.Context) (string, error) {
+	cmdline, mentioned := cmdlineConfig(os.Environ())
+	if !mentioned {
+		if v, ok := r.commentFromFiles(); ok {
+			return v, nil
+		}
+	}
+	out, err := r.git(ctx, call{env: cmdline}, "config", "-z", "--get-regexp", `^core\.comment(char|string)$`)
+	if e, ok := asError(err); ok && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == "" {
+		return "#", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read core.commentChar: %w", err)
+	}
+	entries := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	_, v, _ := strings.Cut(entries[len(entries)-1], "\n") // the last one read wins
+	return v, nil
+}
+
+// cmdlineConfig picks from env the variables that carry configuration given on git's command
+// line (git -c, --config-env, GIT_CONFIG_COUNT), and reports whether they mention a comment key.
+func cmdlineConfig(env []string) (vars []string, mentioned bool) {
+	for _, kv := range env {
+		name, val, _ := strings.Cut(kv, "=")
+		if name == "GIT_CONFIG_PARAMETERS" || name == "GIT_CONFIG_COUNT" ||
+			strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+			vars = append(vars, kv)
+			if name != "GIT_CONFIG_COUNT" && !strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+				mentioned = mentioned || strings.Contains(strings.ToLower(val), "comment")
+			}
+		}
+	}
+	return vars, mentioned
+}
+
+// commentFromFiles is CommentString read from the configuration files; ok=false when git must
+// be asked.
+func (r *Repo) commentFromFiles() (string, bool) {
+	if _, err := os.Lstat(filepath.Join(r.GitDir, "config.worktree")); !errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	value := "#"
+	for _, f := range r.configSources() {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", false
+		}
+		low := strings.ToLower(string(data))
+		if strings.Contains(low, "include") {
+			return "", false
+		}
+		if !strings.Contains(low, "comment") {
+			continue
+		}
+		vals, ok := coreValues(string(data), commentKeys)
+		if !ok {
+			return "", false
+		}
+		if len(vals) > 0 {
+			value = vals[len(vals)-1]
+		}
+	}
+	return value, true
+}
+
+// configSources are the configuration files git reads here, in its order (a later value wins),
+// the worktree's own file aside.
+func (r *Repo) configSources() []string {
+	var files []string
+	switch nosystem := strings.ToLower(envValue(r.env, "GIT_CONFIG_NOSYSTEM")); {
+	case nosystem != "" && nosystem != "0" && nosystem != "false" && nosystem != "no" && nosystem != "off":
+	case envValue(r.env, "GIT_CONFIG_SYSTEM") != "":
+		files = append(files, envValue(r.env, "GIT_CONFIG_SYSTEM"))
+	default:
+		files = append(files, "/etc/gitconfig")
+	}
+	files = append(files, r.globalConfigFiles()...)
+	return append(files, filepath.Join(r.CommonDir, "config"))
+}
+
+// globalConfigFiles are the user's configuration files, in git's order: GIT_CONFIG_GLOBAL, or
+// the XDG file then ~/.gitconfig.
+func (r *Repo) globalConfigFiles() []string {
+	if global := envValue(r.env, "GIT_CONFIG_GLOBAL"); global != "" {
+		return []string{global}
+	}
+	var files []string
+	home := envValue(r.env, "HOME")
+	xdg := envValue(r.env, "XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	return files
+}
+
+// coreValues returns the values a configuration file's text gives to keys (lower-case names) of
+// section core, in order. ok=false when the text holds what this reader leaves to git: a line
+// ending in a backslash (a value continued on the next line), a key on the line of a section
+// header, a header or key git would reject, one of keys without a value.
+func coreValues(text string, keys []string) (vals []string, ok bool) {
+	inCore := false
+	for _, line := range strings.Split(strings.TrimPrefix(text, "\ufeff"), "\n") {
+		t := strings.TrimLeft(strings.TrimSuffix(line, "\r"), " \t")
+		if t == "" || t[0] == '#' || t[0] == ';' {
+			continue
+		}
+		if strings.HasSuffix(strings.TrimRight(t, " \t"), `\`) {
+			return nil, false
+		}
+		if t[0] == '[' {
+			end := strings.IndexByte(t, ']')
+			if end < 0 {
+				return nil, false
+			}
+			if rest := strings.TrimLeft(t[end+1:], " \t"); rest != "" && rest[0] != '#' && rest[0] != ';' {
+				return nil, false
+			}
+			inCore = strings.EqualFold(t[1:end], "core")
+			continue
+		}
+		if !inCore {
+			continue
+		}
+		n := 0
+		for n < len(t) && (isAlnum(t[n]) || t[n] == '-') {
+			n++
+		}
+		if n == 0 {
+			return nil, false
+		}
+		if !slices.Contains(keys, strings.ToLower(t[:n])) {
+			continue
+		}
+		rest, hasValue := strings.CutPrefix(strings.TrimLeft(t[n:], " \t"), "=")
+		if !hasValue {
+			return nil, false
+		}
+		v, ok := configValue(rest)
+		if !ok {
+			return nil, false
+		}
+		vals = append(vals, v)
+	}
+	return vals, true
+}
+
+// configValue decodes a value as git's config parser does, for a value on one line: blanks
+// around it dropped, those inside kept, double quotes keeping blanks and comment characters,
+// the escapes \\ \" \n \t \b, a comment from an unquoted # or ;. ok=false for an escape git
+// rejects or an open quote.
+func configValue(s string) (string, bool) {
+	var b strings.Builder
+	quote, space := false, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !quote {
+			if c == ' ' || c == '\t' || c == '\r' {
+				if b.Len() > 0 {
+					space++
+				}
+				continue
+			}
+			if c == '#' || c == ';' {
+				break
+			}
+		}
+		for ; space > 0; space-- {
+			b.WriteByte(' ')
+		}
+		switch c {
+		case '"':
+			quote = !quote
+		case '\\':
+			if i++; i == len(s) {
+				return "", false
+			}
+			switch s[i] {
+			case 't':
+				b.WriteByte('\t')
+			case 'b':
+				b.WriteByte('\b')
+			case 'n':
+				b.WriteByte('\n')
+			case '\\', '"':
+				b.WriteByte(s[i])
+			default:
+				return "", false
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), !quote
+}
+
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
