@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -187,6 +188,13 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	}
 	msg := string(data)
 	_, hasTrailer := checkpoint.ParseCheckpointTrailer(msg)
+	comment := sync.OnceValue(func() string { // asked only when the message is written
+		c, err := commentPrefix(ctx, en.Repo)
+		if err != nil {
+			en.Log.Warn("read the comment prefix; writing no comment", "error", err.Error())
+		}
+		return c
+	})
 	sessions, err := en.worktreeSessions()
 	if err != nil || len(sessions) == 0 {
 		return err
@@ -200,7 +208,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 			if prev, err := en.Repo.CommitMessage(ctx, string(head)); err == nil {
 				if ids := checkpoint.CheckpointTrailers(prev); len(ids) > 0 {
 					for _, id := range ids {
-						msg = checkpoint.AppendTrailer(msg, id)
+						msg = checkpoint.AppendTrailer(msg, id, comment())
 					}
 					return writeMessage(file, msg)
 				}
@@ -208,7 +216,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		}
 		for _, s := range sessions {
 			if s.BaseCommit == string(head) && s.LastCheckpointID != "" {
-				return writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID))
+				return writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID, comment()))
 			}
 		}
 		return nil
@@ -242,9 +250,9 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	}
 	crashPoint("journaled:" + string(events.TypeCommitPrepared))
 	if source == "message" || byAgent {
-		return writeMessage(file, checkpoint.AppendTrailer(msg, id))
+		return writeMessage(file, checkpoint.AppendTrailer(msg, id, comment()))
 	}
-	return writeMessage(file, checkpoint.InsertTrailerWithComment(msg, id, agentType, prompt))
+	return writeMessage(file, checkpoint.InsertTrailerWithComment(msg, id, agentType, prompt, comment()))
 }
 
 // linkedSessions decides which sessions the staged commit carries work of. An agent committing
@@ -342,16 +350,39 @@ func (en *Engine) parentCarries(ctx context.Context, commit, id string) bool {
 	return err == nil && slices.Contains(checkpoint.CheckpointTrailers(msg), id)
 }
 
-// CommitMsg strips a checkpoint trailer that is the message's only content (spec §4.4).
-func CommitMsg(file string) error {
+// CommitMsg removes the explanatory comment prepare-commit-msg wrote, and a checkpoint trailer
+// that is the message's only content (spec §4.4), from the message of a commit in the worktree
+// at dir. It opens the repository, to learn the comment prefix, only when the message holds
+// either.
+func CommitMsg(ctx context.Context, dir, file string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return fmt.Errorf("read commit message: %w", err)
 	}
-	if out, changed := checkpoint.StripLoneTrailer(string(data)); changed {
+	msg := string(data)
+	if !checkpoint.MayNeedCleaning(msg) {
+		return nil
+	}
+	comment := "" // unknown: any character git could pick counts
+	if repo, err := gitexec.Open(ctx, dir); err == nil {
+		comment, _ = commentPrefix(ctx, repo)
+		_ = repo.Close()
+	}
+	if out, changed := checkpoint.CleanCommitMsg(msg, comment); changed {
 		return writeMessage(file, out)
 	}
 	return nil
+}
+
+// commentPrefix is the prefix of the comment lines git writes into, and drops from, the
+// messages of commits in repo; "" when git picks it for each message (core.commentChar=auto)
+// or it is one a hook cannot write (empty, or with blanks).
+func commentPrefix(ctx context.Context, repo *gitexec.Repo) (string, error) {
+	v, err := repo.CommentString(ctx)
+	if err != nil || v == "" || strings.EqualFold(v, "auto") || strings.ContainsAny(v, " \t\r\n") {
+		return "", err
+	}
+	return v, nil
 }
 
 // PostCommit condenses every session of this worktree that the new commit links to (spec

@@ -43,9 +43,10 @@ func (c *hooksCmd) Run(e *env) error {
 	if c.Agent == "git" {
 		switch c.Verb {
 		case "commit-msg":
-			// A pure rewrite of the message file: no repository, settings or log needed.
+			// A rewrite of the message file: no settings or log needed, and the repository
+			// only for its comment prefix when the message holds what the hook may remove.
 			if len(c.Args) > 0 {
-				_ = engine.CommitMsg(c.Args[0])
+				_ = engine.CommitMsg(e.ctx, e.cwd, c.Args[0])
 			}
 			return nil
 		case "prepare-commit-msg", "post-commit":
@@ -293,7 +294,7 @@ func (h *hookRun) git(verb string, args []string) error {
 		if len(args) == 0 {
 			return errors.New("commit-msg: missing message file")
 		}
-		return engine.CommitMsg(args[0])
+		return engine.CommitMsg(ctx, h.repo.TopLevel, args[0])
 	case "post-commit":
 		return en.PostCommit(ctx)
 	case "post-rewrite", "post-merge":

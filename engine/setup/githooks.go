@@ -82,21 +82,36 @@ const recordGuard = `# Started only where there may be a record to link to (the 
 if [ -n "$GIT_DIR" ] || [ ! -d .git ] || [ -e .git/refs/heads/entire/checkpoints/v1 ] ||
     [ -e .git/refs/remotes/origin/entire/checkpoints/v1 ] || [ -e .git/packed-refs ]; then`
 
-// trailerGuard: commit-msg only ever drops a trailer that is the message's only content, so any
-// other message (no trailer, or text beside it) needs no process.
-const trailerGuard = `# Only a message whose one content is an Entire-Checkpoint trailer needs entire (to drop it,
-# so that git aborts the empty commit); shell builtins read it, starting no process.
+// trailerGuard: commit-msg removes the explanatory comment prepare-commit-msg wrote (cleanup
+// modes other than git's default keep comments), and drops a trailer that is the message's only
+// content. A message with neither needs no process. Which lines are comments depends on
+// core.commentChar, which the shell cannot read without a process: a line that does not start
+// with a letter or a digit may be one, so the test errs towards starting entire. Git ignores
+// what follows its scissors line (the status, or the diff of commit -v), and so does the test.
+// The comment follows the trailer, which goes before git's first comment line: once the message
+// has text, the test stops at the first line that starts with a character git may take for its
+// comment prefix, instead of reading a status that may list thousands of files.
+const trailerGuard = `# Only a message holding the explanatory comment, or an Entire-Checkpoint trailer with no text
+# beside it (above git's scissors line), needs entire; shell builtins read it, starting no process.
 _entire_trailer=
 _entire_content=
+_entire_help=
 while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
+    case $_entire_line in
+        *" ------------------------ >8 ------------------------") break ;;
+        *" Remove the Entire-Checkpoint trailer above if you don't want to link this commit to "*)
+            _entire_help=1; break ;;
+        "#"* | ";"* | "@"* | "!"* | '$'* | "%"* | "^"* | "&"* | "|"* | ":"*)
+            [ -n "$_entire_content" ] && break ;;
+    esac
     _entire_line=${_entire_line#"${_entire_line%%[![:space:]]*}"}
     case $_entire_line in
-        "" | "#"*) ;;
         Entire-Checkpoint:*) _entire_trailer=1 ;;
-        *) _entire_content=1; break ;;
+        "Signed-off-by: "*) ;;
+        [[:alnum:]]*) _entire_content=1 ;;
     esac
 done < "$1"
-if [ -n "$_entire_trailer" ] && [ -z "$_entire_content" ]; then`
+if [ -n "$_entire_help" ] || { [ -n "$_entire_trailer" ] && [ -z "$_entire_content" ]; }; then`
 
 var gitHooks = []gitHook{
 	{
@@ -107,7 +122,7 @@ var gitHooks = []gitHook{
 	},
 	{
 		Name:    "commit-msg",
-		Comment: "# Drops the trailer again when the message has no user text, so an empty commit still aborts.",
+		Comment: "# Removes the trailer's explanatory comment, and a lone trailer so that an emptied message aborts.",
 		Command: `entire hooks git commit-msg "$1" || exit 1`,
 		Guard:   trailerGuard,
 	},

@@ -78,20 +78,28 @@ fi
 `,
 	"commit-msg": `#!/bin/sh
 # Entire CLI hooks
-# Drops the trailer again when the message has no user text, so an empty commit still aborts.
-# Only a message whose one content is an Entire-Checkpoint trailer needs entire (to drop it,
-# so that git aborts the empty commit); shell builtins read it, starting no process.
+# Removes the trailer's explanatory comment, and a lone trailer so that an emptied message aborts.
+# Only a message holding the explanatory comment, or an Entire-Checkpoint trailer with no text
+# beside it (above git's scissors line), needs entire; shell builtins read it, starting no process.
 _entire_trailer=
 _entire_content=
+_entire_help=
 while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
+    case $_entire_line in
+        *" ------------------------ >8 ------------------------") break ;;
+        *" Remove the Entire-Checkpoint trailer above if you don't want to link this commit to "*)
+            _entire_help=1; break ;;
+        "#"* | ";"* | "@"* | "!"* | '$'* | "%"* | "^"* | "&"* | "|"* | ":"*)
+            [ -n "$_entire_content" ] && break ;;
+    esac
     _entire_line=${_entire_line#"${_entire_line%%[![:space:]]*}"}
     case $_entire_line in
-        "" | "#"*) ;;
         Entire-Checkpoint:*) _entire_trailer=1 ;;
-        *) _entire_content=1; break ;;
+        "Signed-off-by: "*) ;;
+        [[:alnum:]]*) _entire_content=1 ;;
     esac
 done < "$1"
-if [ -n "$_entire_trailer" ] && [ -z "$_entire_content" ]; then
+if [ -n "$_entire_help" ] || { [ -n "$_entire_trailer" ] && [ -z "$_entire_content" ]; }; then
 entire hooks git commit-msg "$1" || exit 1
 fi
 `,
@@ -149,20 +157,28 @@ entire hooks git pre-push "$1" || true
 
 const chainedCommitMsg = `#!/bin/sh
 # Entire CLI hooks
-# Drops the trailer again when the message has no user text, so an empty commit still aborts.
-# Only a message whose one content is an Entire-Checkpoint trailer needs entire (to drop it,
-# so that git aborts the empty commit); shell builtins read it, starting no process.
+# Removes the trailer's explanatory comment, and a lone trailer so that an emptied message aborts.
+# Only a message holding the explanatory comment, or an Entire-Checkpoint trailer with no text
+# beside it (above git's scissors line), needs entire; shell builtins read it, starting no process.
 _entire_trailer=
 _entire_content=
+_entire_help=
 while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
+    case $_entire_line in
+        *" ------------------------ >8 ------------------------") break ;;
+        *" Remove the Entire-Checkpoint trailer above if you don't want to link this commit to "*)
+            _entire_help=1; break ;;
+        "#"* | ";"* | "@"* | "!"* | '$'* | "%"* | "^"* | "&"* | "|"* | ":"*)
+            [ -n "$_entire_content" ] && break ;;
+    esac
     _entire_line=${_entire_line#"${_entire_line%%[![:space:]]*}"}
     case $_entire_line in
-        "" | "#"*) ;;
         Entire-Checkpoint:*) _entire_trailer=1 ;;
-        *) _entire_content=1; break ;;
+        "Signed-off-by: "*) ;;
+        [[:alnum:]]*) _entire_content=1 ;;
     esac
 done < "$1"
-if [ -n "$_entire_trailer" ] && [ -z "$_entire_content" ]; then
+if [ -n "$_entire_help" ] || { [ -n "$_entire_trailer" ] && [ -z "$_entire_content" ]; }; then
 entire hooks git commit-msg "$1" || exit 1
 fi
 # Chain: run pre-existing hook
@@ -447,6 +463,21 @@ func TestHookGuardsSkipTheBinary(t *testing.T) {
 	writeFile(t, filepath.Join(repo, "plain"), "Just a message\nEntire-Checkpointer: no\n", 0o644)
 	writeFile(t, filepath.Join(repo, "linked"), "Add a\n\nEntire-Checkpoint: 0123456789ab\n", 0o644)
 	writeFile(t, filepath.Join(repo, "lone"), "\n  Entire-Checkpoint: 0123456789ab\n# a comment\n", 0o644)
+	// The explanatory comment, whatever the comment prefix, is removed even beside text.
+	writeFile(t, filepath.Join(repo, "help"), "Add a\n\nEntire-Checkpoint: 0123456789ab\n"+
+		"; Remove the Entire-Checkpoint trailer above if you don't want to link this commit to Claude Code session context.\n", 0o644)
+	// Comments of another prefix than #, a sign-off, and a diff below the scissors line (commit -v)
+	// are no text beside the trailer.
+	writeFile(t, filepath.Join(repo, "lone-v"), "\nEntire-Checkpoint: 0123456789ab\n\nSigned-off-by: A <a@b>\n; Please enter\n"+
+		"; ------------------------ >8 ------------------------\ndiff --git a/a b/a\n", 0o644)
+	// Text, then git's comments (a status of any length): the test reads no further than their
+	// first line.
+	writeFile(t, filepath.Join(repo, "status"), "Add a\n\n# Please enter\nEntire-Checkpoint: 0123456789ab\n"+
+		"# Remove the Entire-Checkpoint trailer above if you don't want to link this commit to Claude Code session context.\n", 0o644)
+	// Below the scissors line is git's; an explanatory comment there is never committed.
+	writeFile(t, filepath.Join(repo, "linked-v"), "Add a\n\nEntire-Checkpoint: 0123456789ab\n"+
+		"# ------------------------ >8 ------------------------\n"+
+		"+# Remove the Entire-Checkpoint trailer above if you don't want to link this commit to Claude Code session context.\n", 0o644)
 	run := func(hook string, env []string, args ...string) []string {
 		log, code := runHookIn(t, repo, filepath.Join(hooks, hook), "", env, args...)
 		if code != 0 {
@@ -468,6 +499,18 @@ func TestHookGuardsSkipTheBinary(t *testing.T) {
 	}
 	if log := run("commit-msg", nil, "lone"); len(log) != 1 {
 		t.Errorf("commit-msg with a lone trailer ran %q, want entire once", log)
+	}
+	if log := run("commit-msg", nil, "help"); len(log) != 1 {
+		t.Errorf("commit-msg with the explanatory comment ran %q, want entire once", log)
+	}
+	if log := run("commit-msg", nil, "lone-v"); len(log) != 1 {
+		t.Errorf("commit-msg with a lone trailer above a diff ran %q, want entire once", log)
+	}
+	if log := run("commit-msg", nil, "linked-v"); len(log) != 0 {
+		t.Errorf("commit-msg with text and a trailer above a diff ran %q", log)
+	}
+	if log := run("commit-msg", nil, "status"); len(log) != 0 {
+		t.Errorf("commit-msg read past git's first comment line after text: ran %q", log)
 	}
 	if log := run("post-commit", []string{"GIT_DIR=" + filepath.Join(repo, ".git")}); len(log) != 1 {
 		t.Errorf("post-commit with GIT_DIR set to a directory without commondir ran %q, want entire once", log)

@@ -1,0 +1,185 @@
+package checkpoint
+
+import "strings"
+
+// prepare-commit-msg edits the message git hands it before the editor opens, commit-msg the
+// message the editor left (spec §4.3, §4.4). Git then cleans that up by its cleanup mode: the
+// default drops the lines that start with the comment prefix (core.commentChar, "#" unless set);
+// scissors, whitespace and verbatim keep them; scissors and `commit -v` drop everything from the
+// scissors line on, below which git writes its status (scissors) or the diff (-v); and git aborts
+// the commit when nothing but blanks and sign-offs is left (verbatim: nothing at all). The
+// functions here take that prefix as comment; "" stands for one they do not know: git picks it
+// for each message (core.commentChar=auto), and any character git could pick counts.
+
+// scissors is git's scissors line after its comment prefix and a space.
+const scissors = "------------------------ >8 ------------------------"
+
+// autoComment are the characters git picks the comment prefix from under core.commentChar=auto.
+const autoComment = "#;@!$%^&|:"
+
+// The lines of the explanatory comment InsertTrailerWithComment writes, without the prefix.
+const (
+	helpRemove     = "Remove the Entire-Checkpoint trailer above if you don't want to link this commit to "
+	helpRemoveEnd  = " session context."
+	helpLastPrompt = "Last Prompt: "
+	helpNext       = "The trailer will be added to your next commit based on this branch."
+)
+
+// isComment reports whether git counts line (with or without its newline) as a comment.
+func isComment(line, comment string) bool {
+	if comment == "" {
+		return line != "" && strings.IndexByte(autoComment, line[0]) >= 0
+	}
+	return strings.HasPrefix(line, comment)
+}
+
+// cutAt is the offset of git's scissors line in msg, len(msg) without one: what git keeps of a
+// message cut at scissors ends there.
+func cutAt(msg, comment string) int {
+	pos := 0
+	for _, l := range strings.SplitAfter(msg, "\n") {
+		if p, ok := strings.CutSuffix(l, " "+scissors+"\n"); ok && (p == comment || comment == "" && len(p) == 1 && isComment(p, "")) {
+			return pos
+		}
+		pos += len(l)
+	}
+	return len(msg)
+}
+
+// AppendTrailer adds the trailer with the plain-append rule of spec §4.3: join an existing
+// trailer block at the end of the message, or open one after a blank line. The end is the
+// scissors line's when there is one: below it the trailer would be cut away.
+func AppendTrailer(msg, id, comment string) string {
+	cut := cutAt(msg, comment)
+	body, below := strings.TrimRight(msg[:cut], "\n"), msg[cut:]
+	lines := strings.Split(body, "\n")
+	inBlock := false
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if isComment(l, comment) {
+			continue
+		}
+		if strings.TrimSpace(l) == "" {
+			break
+		}
+		inBlock = strings.Contains(l, ": ")
+		break
+	}
+	sep := "\n\n"
+	if inBlock {
+		sep = "\n"
+	}
+	out := body + sep + CheckpointTrailer + ": " + id + "\n"
+	if below != "" {
+		out += "\n" + below
+	}
+	return out
+}
+
+// InsertTrailerWithComment adds the trailer for the editor flow of spec §4.3, before git's
+// comment lines (and above the scissors line), followed by comment lines telling the user how
+// to unlink the commit. Those are written with git's comment prefix, so that git's cleanup
+// drops them; without one (comment "") there are none. Cleanup modes that keep comments rely on
+// the commit-msg hook to remove them (CleanCommitMsg).
+func InsertTrailerWithComment(msg, id, agent, lastPrompt, comment string) string {
+	block := CheckpointTrailer + ": " + id
+	if comment != "" {
+		block += "\n" + comment + " " + helpRemove + agent + helpRemoveEnd
+		if lastPrompt != "" {
+			block += "\n" + comment + " " + helpLastPrompt + lastPrompt
+		}
+		block += "\n" + comment + " " + helpNext
+	}
+	idx := cutAt(msg, comment)
+	if comment != "" {
+		pos := 0
+		for _, l := range strings.SplitAfter(msg[:idx], "\n") {
+			if isComment(l, comment) {
+				idx = pos
+				break
+			}
+			pos += len(l)
+		}
+	}
+	switch {
+	case idx == len(msg):
+		return strings.TrimRight(msg, "\n") + "\n\n" + block + "\n"
+	case strings.TrimSpace(msg[:idx]) == "":
+		return "\n\n" + block + "\n\n" + msg[idx:]
+	default:
+		return strings.TrimRight(msg[:idx], "\n") + "\n\n" + block + "\n\n" + msg[idx:]
+	}
+}
+
+// MayNeedCleaning reports whether CleanCommitMsg may change msg: it holds a trailer or the
+// explanatory comment. The commit-msg hook learns the comment prefix only then.
+func MayNeedCleaning(msg string) bool {
+	return strings.Contains(msg, CheckpointTrailer)
+}
+
+// CleanCommitMsg is the commit-msg hook's edit (spec §4.4), made before git cleans the message
+// up: it removes the explanatory comment InsertTrailerWithComment wrote, with whatever prefix,
+// since the cleanup modes other than the default keep comments; and when a checkpoint trailer
+// is then the only content above the scissors line (the rest blank or comments), it removes the
+// trailer too, so that git aborts the commit the user emptied. changed=false when msg stays.
+func CleanCommitMsg(msg, comment string) (string, bool) {
+	cut := cutAt(msg, comment)
+	lines := strings.SplitAfter(msg[:cut], "\n")
+	kept := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		prefix, ok := helpPrefix(lines[i])
+		if !ok {
+			kept = append(kept, lines[i])
+			continue
+		}
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], prefix+" "+helpLastPrompt) {
+			i++
+		}
+		if i+1 < len(lines) && strings.TrimRight(lines[i+1], "\r\n") == prefix+" "+helpNext {
+			i++
+		}
+	}
+	changed := len(kept) < len(lines)
+	if _, ok := ParseCheckpointTrailer(strings.Join(kept, "")); ok && onlyTrailer(kept, comment) {
+		kept = dropTrailers(kept)
+		changed = true
+	}
+	if !changed {
+		return msg, false
+	}
+	return strings.Join(kept, "") + msg[cut:], true
+}
+
+// helpPrefix reports whether line is the first line of the explanatory comment, and with which
+// comment prefix (one word) it was written.
+func helpPrefix(line string) (string, bool) {
+	prefix, rest, ok := strings.Cut(strings.TrimRight(line, "\r\n"), " "+helpRemove)
+	if !ok || prefix == "" || strings.ContainsAny(prefix, " \t") || !strings.HasSuffix(rest, helpRemoveEnd) {
+		return "", false
+	}
+	return prefix, true
+}
+
+// onlyTrailer reports whether every line that is not one git's emptiness check passes over
+// (blank, a comment, a Signed-off-by) is an Entire-Checkpoint one.
+func onlyTrailer(lines []string, comment string) bool {
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t != "" && !isComment(l, comment) && !strings.HasPrefix(l, "Signed-off-by: ") &&
+			!strings.HasPrefix(t, CheckpointTrailer+":") {
+			return false
+		}
+	}
+	return true
+}
+
+// dropTrailers removes the Entire-Checkpoint lines.
+func dropTrailers(lines []string) []string {
+	var kept []string
+	for _, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), CheckpointTrailer+":") {
+			kept = append(kept, l)
+		}
+	}
+	return kept
+}
