@@ -100,14 +100,7 @@ func validIdent(s string) bool {
 
 // configFiles are the configuration files git may read for this repository, present or not.
 func (r *Repo) configFiles() []string {
-	var files []string
-	if sys := envValue(r.env, "GIT_CONFIG_SYSTEM"); sys != "" {
-		files = append(files, sys)
-	} else {
-		files = append(files, "/etc/gitconfig")
-	}
-	files = append(files, r.globalConfigFiles()...)
-	return append(files, filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree"))
+	return append(r.configSources(), filepath.Join(r.GitDir, "config.worktree"))
 }
 
 // identityKey digests what the identity depends on, with the configuration files and extra;
