@@ -232,7 +232,7 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 }
 
 // autoHeal repairs the setup at every prompt (spec §5.3): .entire/.gitignore, the metadata
-// branch and the git hooks. Failures are only logged. Where the hooks live takes a git
+// branch and the git hooks (also brought up to this version's scripts). Failures are only logged. Where the hooks live takes a git
 // process (core.hooksPath may come from any config file): it runs beside the turn's start, and
 // the returned function, called once the turn has started, finishes the hooks' repair.
 func (h *hookRun) autoHeal(en *engine.Engine) (healed func()) {
@@ -257,7 +257,7 @@ func (h *hookRun) autoHeal(en *engine.Engine) (healed func()) {
 	return func() {
 		p := <-hooks
 		err := p.err
-		if err == nil && !setup.GitHooksInstalled(p.dir) {
+		if err == nil && !setup.GitHooksCurrent(p.dir) { // missing, or an older version's
 			_, err = setup.InstallGitHooks(p.dir)
 		}
 		if err != nil {

@@ -188,6 +188,19 @@ func isOurs(data []byte) bool {
 // the marker and is executable.
 func GitHooksInstalled(hooksDir string) bool { return GitHooksProblem(hooksDir) == "" }
 
+// GitHooksCurrent reports whether every hook in hooksDir is this version's script, executable:
+// a hook written by an older version (say, a commit-msg without a later fix) is not.
+func GitHooksCurrent(hooksDir string) bool {
+	for _, h := range gitHooks {
+		path := filepath.Join(hooksDir, h.Name)
+		data, err := os.ReadFile(path)
+		if err != nil || string(data) != hookScript(h, exists(path+BackupSuffix)) || !isExecutable(path) {
+			return false
+		}
+	}
+	return true
+}
+
 // GitHooksProblem says why git would not run Entire's hooks from hooksDir (the directory git
 // uses, core.hooksPath included), or "" when it would.
 func GitHooksProblem(hooksDir string) string {
