@@ -41,7 +41,8 @@ func TestCommandLineParses(t *testing.T) {
 }
 
 // TestCommandLineRefusals: flag combinations the reference refuses fail with its message
-// (substrings scripts may match), and write nothing; usage errors exit 1.
+// (substrings scripts may match), those it would ignore (disable --force) with ours, and write
+// nothing; usage errors exit 1.
 func TestCommandLineRefusals(t *testing.T) {
 	repo := gittest.Repo(t)
 	t.Chdir(repo.TopLevel)
@@ -61,6 +62,7 @@ func TestCommandLineRefusals(t *testing.T) {
 		{"enable --agent --strategy manual-commit", "Missing agent name. Available agents:"},
 		{"enable --local --project", "cannot specify both --project and --local"},
 		{"rewind --no-such-flag", "Invalid usage: unknown flag --no-such-flag"},
+		{"disable --force", "--force only goes with --uninstall"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(strings.Fields(tc.line), strings.NewReader(""), &out, &errb)

@@ -13,11 +13,17 @@ import (
 
 type disableCmd struct {
 	Project   bool `help:"Write the disabled setting to the project settings .entire/settings.json (default: .entire/settings.local.json)."`
-	Uninstall bool `help:"Remove hooks, settings, session state and shadow branches (keeps entire/checkpoints/v1)."`
-	Force     bool `short:"f" help:"With --uninstall: do not ask."`
+	Uninstall bool `help:"Remove hooks, settings, session state and shadow branches (keeps entire/checkpoints/v1); asks first."`
+	Force     bool `short:"f" help:"With --uninstall: do not ask (needed where there is no terminal to ask on)."`
 }
 
+// uninstallQuestion is the reference's question before an uninstall (spec §3.2).
+const uninstallQuestion = "Are you sure you want to uninstall Entire?"
+
 func (c *disableCmd) Run(e *env) error {
+	if c.Force && !c.Uninstall {
+		return errors.New("--force only goes with --uninstall (a plain disable asks nothing): run `entire disable`, or `entire disable --uninstall --force`")
+	}
 	repo, err := openRepo(e)
 	if errors.Is(err, errNotRepository) && c.Uninstall {
 		fmt.Fprintln(e.stderr, "Not a git repository. Nothing to uninstall.")
@@ -38,6 +44,9 @@ func (c *disableCmd) Run(e *env) error {
 			fmt.Fprintln(e.stdout, "Entire is not installed in this repository.")
 			return nil
 		}
+		if ok, err := c.confirmUninstall(e, repo); err != nil || !ok {
+			return err
+		}
 		fmt.Fprintln(e.stdout, "Uninstalling Entire CLI...")
 	}
 	kept := 0
@@ -50,26 +59,74 @@ func (c *disableCmd) Run(e *env) error {
 	for _, l := range report.Lines {
 		fmt.Fprintln(e.stdout, l)
 	}
-	if err != nil {
+	if err != nil || !c.Uninstall {
 		return err
 	}
-	if !c.Uninstall {
-		return nil
+	return c.removeRecorderState(e, repo, kept)
+}
+
+// confirmUninstall asks before anything is removed (spec §3.2), saying what the uninstall
+// deletes. --force skips the question; without a terminal to ask on, nothing is removed unless
+// --force says so. It reports whether to go on.
+func (c *disableCmd) confirmUninstall(e *env, repo *gitexec.Repo) (bool, error) {
+	if c.Force {
+		return true, nil
 	}
+	loses, err := uninstallLoses(e, repo)
+	if err != nil {
+		return false, err
+	}
+	term := newTerminal()
+	if !term.Available() {
+		for _, l := range loses {
+			fmt.Fprintln(e.stderr, l)
+		}
+		return false, fmt.Errorf("not uninstalled: there is no terminal to ask %q; run `entire disable --uninstall --force` to uninstall without asking", uninstallQuestion)
+	}
+	if !term.Confirm(loses, uninstallQuestion+" [y/N] ", false) {
+		fmt.Fprintln(e.stdout, "Uninstall cancelled. Nothing was removed.")
+		return false, nil
+	}
+	return true, nil
+}
+
+// uninstallLoses says what an uninstall deletes besides the hooks: the session states and the
+// shadow branches, whose temporary checkpoints hold agent work no commit has condensed.
+func uninstallLoses(e *env, repo *gitexec.Repo) ([]string, error) {
+	out := []string{"Uninstalling removes the hooks and .entire/ (entire/checkpoints/v1 stays)."}
+	ids, err := session.NewStore(repo.CommonDir).IDs()
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) > 0 {
+		out = append(out, fmt.Sprintf("It deletes the state of %d session(s).", len(ids)))
+	}
+	shadows, err := shadowRefs(e, repo)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range shadows {
+		out = append(out, fmt.Sprintf("It deletes shadow branch %s (temporary checkpoints of agent work not yet in a commit's checkpoint).",
+			strings.TrimPrefix(string(r.Name), "refs/heads/")))
+	}
+	return out, nil
+}
+
+// removeRecorderState deletes the session directory (unless kept sessions remain in it) and
+// the shadow branches, once the hooks are gone.
+func (c *disableCmd) removeRecorderState(e *env, repo *gitexec.Repo, kept int) error {
 	if kept == 0 {
 		if err := os.RemoveAll(session.NewStore(repo.CommonDir).Dir); err != nil {
 			return fmt.Errorf("remove session state: %w", err)
 		}
 	}
-	refs, err := repo.ForEachRef(e.ctx, "refs/heads/entire/")
+	refs, err := shadowRefs(e, repo)
 	if err != nil {
 		return err
 	}
 	var dels []gitexec.RefUpdate
 	for _, r := range refs {
-		if session.IsShadowBranch(strings.TrimPrefix(string(r.Name), "refs/heads/")) {
-			dels = append(dels, gitexec.RefUpdate{Name: r.Name, Old: r.OID})
-		}
+		dels = append(dels, gitexec.RefUpdate{Name: r.Name, Old: r.OID})
 	}
 	if len(dels) > 0 {
 		if err := repo.UpdateRefs(e.ctx, dels); err != nil {
@@ -79,6 +136,21 @@ func (c *disableCmd) Run(e *env) error {
 	fmt.Fprintf(e.stdout, "Entire is uninstalled (%d shadow branches removed).\n", len(dels))
 	fmt.Fprintln(e.stdout, "Entire CLI uninstalled successfully.")
 	return nil
+}
+
+// shadowRefs lists the shadow branches (entire/<sha7>-<hash6>) and their tips.
+func shadowRefs(e *env, repo *gitexec.Repo) ([]gitexec.Ref, error) {
+	refs, err := repo.ForEachRef(e.ctx, "refs/heads/entire/")
+	if err != nil {
+		return nil, err
+	}
+	var out []gitexec.Ref
+	for _, r := range refs {
+		if session.IsShadowBranch(strings.TrimPrefix(string(r.Name), "refs/heads/")) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // discardSessions finishes what hooks left pending (so that no trailer loses its checkpoint),
