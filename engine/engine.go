@@ -112,8 +112,16 @@ func (en *Engine) runResults(ctx context.Context, sess *session.Session, input e
 // RemoveSession removes a session's journal and snapshot for a maintenance command. The
 // decision is journaled (session_discarded) and the snapshot written before any file goes, so
 // a removal a crash interrupts is finished by the next hook or command; a journal that cannot
-// be opened (damaged) is removed directly.
+// be opened (damaged) is removed directly. A session with no file, or an ID that cannot name
+// one, is an error: nothing was removed.
 func (en *Engine) RemoveSession(ctx context.Context, id, reason string) error {
+	ok, err := en.Store.Has(id)
+	if err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	if !ok {
+		return fmt.Errorf("remove session %s: %w", id, session.ErrNoSession)
+	}
 	sess, err := en.Store.Open(id)
 	if err != nil {
 		en.Log.Warn("remove session state without its journal", "session_id", id, "error", err.Error())
@@ -133,8 +141,13 @@ func (en *Engine) RemoveSession(ctx context.Context, id, reason string) error {
 	if err := sess.SyncState(); err != nil {
 		return err
 	}
-	_, err = en.drain(ctx, sess, nil, nil)
-	return err
+	if _, err := en.drain(ctx, sess, nil, nil); err != nil {
+		return err
+	}
+	if !sess.Removed() {
+		return fmt.Errorf("remove session %s: its discard was journaled but its files are still there", id)
+	}
+	return nil
 }
 
 // pendingIDs are the checkpoint IDs of the session's pending condensations.

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 )
 
@@ -57,5 +60,24 @@ func TestRemoveSessionSurvivesACrash(t *testing.T) {
 	defer CloseSession(en, sess)
 	if sess.State.Exists() || sess.State.Recorder.Discarded {
 		t.Errorf("state after removal = %+v, want none", sess.State)
+	}
+}
+
+// Removing a session that has no file, or whose ID cannot name one, fails and leaves nothing
+// behind: a maintenance command never reports a removal that did not happen.
+func TestRemoveSessionWithoutFiles(t *testing.T) {
+	en := testRepo(t)
+	ctx := context.Background()
+	if err := en.RemoveSession(ctx, "missing", "entire reset"); !errors.Is(err, session.ErrNoSession) {
+		t.Errorf("RemoveSession(missing) = %v, want ErrNoSession", err)
+	}
+	if err := en.RemoveSession(ctx, "../x", "entire reset"); err == nil {
+		t.Error("RemoveSession(../x) succeeded")
+	}
+	if ids, err := en.Store.IDs(); len(ids) != 0 || err != nil {
+		t.Errorf("sessions after = %v, %v; want none", ids, err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(en.Store.Dir), "x.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("x.jsonl beside the store exists (%v)", err)
 	}
 }

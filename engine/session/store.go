@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/journal"
 )
 
@@ -48,11 +49,13 @@ type memoEntry struct {
 	state State // never handed out: callers get clones
 }
 
-// decode is UnmarshalState of session id's snapshot bytes, through the memo.
+// decode is UnmarshalState of session id's snapshot bytes, through the memo. The state is
+// named by id, whatever its session_id says (see named).
 func (st Store) decode(id string, data []byte) (State, error) {
 	m := st.memo
 	if m == nil {
-		return UnmarshalState(data)
+		s, err := UnmarshalState(data)
+		return named(id, s), err
 	}
 	m.mu.Lock()
 	e, ok := m.byID[id]
@@ -64,6 +67,7 @@ func (st Store) decode(id string, data []byte) (State, error) {
 	if err != nil {
 		return s, err
 	}
+	s = named(id, s)
 	m.mu.Lock()
 	if m.byID == nil {
 		m.byID = map[string]memoEntry{}
@@ -71,6 +75,24 @@ func (st Store) decode(id string, data []byte) (State, error) {
 	m.byID[id] = memoEntry{raw: data, state: s.clone()}
 	m.mu.Unlock()
 	return s, nil
+}
+
+// named gives a session's state the store's ID for it: the name of its files. A state file
+// whose session_id says otherwise (edited by hand, copied, or written by a tool with its own
+// idea) is still the session of that file, which is where it is read, written and removed;
+// its session_id never names a file.
+func named(id string, s State) State {
+	if s.Exists() && s.SessionID != id {
+		s.SessionID = id
+	}
+	return s
+}
+
+// checkID refuses a session ID that cannot name the session's files: a path separator, "..",
+// control characters (agent.ValidateSessionID). Hooks check the IDs agents send; this keeps an
+// ID from anywhere else (a checkpoint's metadata, a command line) from building a path.
+func checkID(id string) error {
+	return agent.ValidateSessionID(id)
 }
 
 // JournalPath is the journal of a session.
@@ -117,6 +139,9 @@ func (st Store) Open(id string) (*Session, error) {
 }
 
 func (st Store) open(id string) (*Session, error) {
+	if err := checkID(id); err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
 	j, err := journal.Open(st.JournalPath(id))
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
@@ -148,12 +173,12 @@ func (st Store) load(j *journal.Journal, id string) (State, bool, error) {
 		if err == nil && r.JournalOffset <= j.Size() && r.JournalSeq <= j.LastSeq() &&
 			(r.JournalSeq > 0 || r.JournalOffset == 0) {
 			if s, err := replayFrom(j, snap, r.JournalOffset, r.JournalSeq+1); err == nil {
-				return s, r.JournalSeq < j.LastSeq(), nil
+				return named(id, s), r.JournalSeq < j.LastSeq(), nil
 			}
 		}
 	}
 	s, err := replayFrom(j, State{}, 0, 1)
-	return s, j.LastSeq() > 0, err
+	return named(id, s), j.LastSeq() > 0, err
 }
 
 func replayFrom(j *journal.Journal, s State, off int64, wantSeq uint64) (State, error) {
@@ -289,7 +314,7 @@ func (s *Session) SyncState() error {
 
 // writeSnapshot writes the state file and remembers which state it holds.
 func (s *Session) writeSnapshot() error {
-	if err := s.store.WriteSnapshot(s.State); err != nil {
+	if err := s.store.writeSnapshot(s.ID, s.State); err != nil {
 		return err
 	}
 	s.written = s.State.Recorder.JournalOffset
@@ -331,8 +356,15 @@ func (s *Session) Close() error {
 }
 
 // Refresh rewrites a session's snapshot when it is behind its journal (a process died between
-// appending an event and writing the snapshot). It reports whether it was behind.
+// appending an event and writing the snapshot). It reports whether it was behind. A session
+// without a journal (a state file alone) cannot be behind it, and gets none.
 func (st Store) Refresh(id string) (bool, error) {
+	if err := checkID(id); err != nil {
+		return false, fmt.Errorf("refresh session: %w", err)
+	}
+	if _, err := os.Stat(st.JournalPath(id)); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
 	s, err := st.Open(id)
 	if err != nil {
 		return false, err
@@ -341,8 +373,18 @@ func (st Store) Refresh(id string) (bool, error) {
 	return stale, s.Close()
 }
 
-// WriteSnapshot writes <id>.json through a temporary file and a rename.
+// WriteSnapshot writes <id>.json, id being the state's session ID, through a temporary file
+// and a rename.
 func (st Store) WriteSnapshot(s State) error {
+	return st.writeSnapshot(s.SessionID, s)
+}
+
+// writeSnapshot writes session id's state file; the state says it is session id's.
+func (st Store) writeSnapshot(id string, s State) error {
+	if err := checkID(id); err != nil {
+		return fmt.Errorf("write session state: %w", err)
+	}
+	s.SessionID = id
 	data, err := MarshalState(s)
 	if err != nil {
 		return err
@@ -350,7 +392,7 @@ func (st Store) WriteSnapshot(s State) error {
 	if err := os.MkdirAll(st.Dir, 0o750); err != nil {
 		return fmt.Errorf("write session state: %w", err)
 	}
-	path := st.StatePath(s.SessionID)
+	path := st.StatePath(id)
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return fmt.Errorf("write session state: %w", err)
@@ -358,7 +400,7 @@ func (st Store) WriteSnapshot(s State) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write session state: %w", err)
 	}
-	return st.writeMarker(s.SessionID, data)
+	return st.writeMarker(id, data)
 }
 
 // Replay rebuilds a session's state from its journal alone, calling fn after each event with
@@ -366,6 +408,9 @@ func (st Store) WriteSnapshot(s State) error {
 // reading: fn runs after it is released, so a slow reader of its output (a pager) never holds
 // up the hooks that append.
 func (st Store) Replay(id string, fn func(e events.Event, s State)) (State, error) {
+	if err := checkID(id); err != nil {
+		return State{}, fmt.Errorf("replay session: %w", err)
+	}
 	var s State
 	var size int64
 	var evs []events.Event
@@ -389,10 +434,11 @@ func (st Store) Replay(id string, fn func(e events.Event, s State)) (State, erro
 		}
 	}
 	s.Recorder.JournalOffset = size
-	return s, nil
+	return named(id, s), nil
 }
 
-// IDs lists the sessions that have a journal or a snapshot.
+// IDs lists the sessions that have a journal or a snapshot: the names of those files. A name
+// that is not a valid session ID (no hook writes one) is not a session's.
 func (st Store) IDs() ([]string, error) {
 	entries, err := os.ReadDir(st.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -409,7 +455,7 @@ func (st Store) IDs() ([]string, error) {
 		if !ok {
 			id, ok = strings.CutSuffix(name, ".json")
 		}
-		if ok && !seen[id] {
+		if ok && !seen[id] && checkID(id) == nil {
 			seen[id] = true
 			ids = append(ids, id)
 		}
@@ -418,9 +464,32 @@ func (st Store) IDs() ([]string, error) {
 	return ids, nil
 }
 
+// ErrNoSession reports a session ID with neither a journal nor a state file.
+var ErrNoSession = errors.New("no such session")
+
+// Has reports whether session id has a journal or a state file.
+func (st Store) Has(id string) (bool, error) {
+	if err := checkID(id); err != nil {
+		return false, err
+	}
+	for _, p := range []string{st.JournalPath(id), st.StatePath(id)} {
+		_, err := os.Lstat(p)
+		if err == nil {
+			return true, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("find session: %w", err)
+		}
+	}
+	return false, nil
+}
+
 // Peek reads a session's state without locking: the snapshot if present and readable,
 // else a replay of the journal.
 func (st Store) Peek(id string) (State, error) {
+	if err := checkID(id); err != nil {
+		return State{}, fmt.Errorf("read session: %w", err)
+	}
 	if data, err := os.ReadFile(st.StatePath(id)); err == nil {
 		if s, err := st.decode(id, data); err == nil {
 			return s, nil

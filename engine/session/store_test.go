@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -677,5 +678,114 @@ func TestReplayReleasesLockBeforeShowing(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A state file is the session its file names, whatever its session_id says: it is listed,
+// read, opened and written under the file's name, and a session_id that escapes the directory
+// builds no path.
+func TestStoreStateNamedByFile(t *testing.T) {
+	root := t.TempDir()
+	st := NewStore(filepath.Join(root, "common"))
+	if err := os.MkdirAll(st.Dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	for name, inside := range map[string]string{"a": "b", "odd": "../../x"} {
+		data := `{"session_id": "` + inside + `", "base_commit": "` + rBase + `", "started_at": "2020-01-01T00:00:00Z", "phase": "active"}`
+		if err := os.WriteFile(st.StatePath(name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := st.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, s := range list {
+		listed = append(listed, s.SessionID)
+	}
+	if diff := cmp.Diff([]string{"a", "odd"}, listed); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+	if s, err := st.Peek("odd"); err != nil || s.SessionID != "odd" {
+		t.Errorf("Peek(odd) = %q, %v; want odd", s.SessionID, err)
+	}
+	// Open under the file's name; what Close writes says so, and nothing else appears.
+	sess, err := st.Open("odd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.State.SessionID != "odd" {
+		t.Errorf("Open(odd).State.SessionID = %q, want odd", sess.State.SessionID)
+	}
+	if err := sess.Append(events.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), events.CommitPrepared{CheckpointID: cpNew})); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := st.Peek("odd"); err != nil || s.SessionID != "odd" || s.Recorder.PreparedID != cpNew {
+		t.Errorf("odd.json after Close = %q (prepared %q), %v; want odd", s.SessionID, s.Recorder.PreparedID, err)
+	}
+	for _, p := range []string{filepath.Join(root, "x.json"), filepath.Join(root, "x.jsonl"), st.StatePath("b")} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists (%v)", p, err)
+		}
+	}
+}
+
+// An ID that cannot name a session's files is refused before any path is built from it.
+func TestStoreRefusesInvalidIDs(t *testing.T) {
+	root := t.TempDir()
+	st := NewStore(filepath.Join(root, "common"))
+	if err := os.MkdirAll(st.Dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"..json", "ctl\x01.json", "ok.json"} {
+		if err := os.WriteFile(filepath.Join(st.Dir, name), []byte(`{"session_id": "ok"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ids, err := st.IDs(); err != nil || !slices.Equal(ids, []string{"ok"}) {
+		t.Errorf("IDs = %q, %v; want [ok]", ids, err)
+	}
+	for _, id := range []string{"../x", "..", "", "a\nb"} {
+		if sess, err := st.Open(id); err == nil {
+			t.Errorf("Open(%q) succeeded", id)
+			sess.Close()
+		}
+		if _, err := st.Peek(id); err == nil {
+			t.Errorf("Peek(%q) succeeded", id)
+		}
+		if _, err := st.Replay(id, nil); err == nil {
+			t.Errorf("Replay(%q) succeeded", id)
+		}
+		if _, err := st.Refresh(id); err == nil {
+			t.Errorf("Refresh(%q) succeeded", id)
+		}
+		if ok, err := st.Has(id); ok || err == nil {
+			t.Errorf("Has(%q) = %v, %v; want an error", id, ok, err)
+		}
+		if err := st.WriteSnapshot(State{SessionID: id, Phase: PhaseIdle}); err == nil {
+			t.Errorf("WriteSnapshot(%q) succeeded", id)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "x.jsonl")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("x.jsonl outside the store exists (%v)", err)
+	}
+}
+
+// Refresh of a session that has only a state file (the reference writes no journal) leaves
+// it so: no empty journal appears.
+func TestStoreRefreshMakesNoJournal(t *testing.T) {
+	st := NewStore(t.TempDir())
+	if err := st.WriteSnapshot(State{SessionID: "c", BaseCommit: rBase, Phase: PhaseIdle}); err != nil {
+		t.Fatal(err)
+	}
+	if stale, err := st.Refresh("c"); stale || err != nil {
+		t.Errorf("Refresh(c) = %v, %v; want false, nil", stale, err)
+	}
+	if _, err := os.Stat(st.JournalPath("c")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Refresh made a journal (%v)", err)
 	}
 }
