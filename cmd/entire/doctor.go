@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/maintenance"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/setup"
@@ -36,6 +37,12 @@ func (c *doctorCmd) Run(e *env) error {
 	en, closeLog := settledEngine(e, repo)
 	defer closeLog()
 	m := maintenance.New(en)
+	if why := m.RecordRefProblem(e.ctx); why != "" {
+		// Nothing of the record can be read: say so instead of failing on the first read.
+		fmt.Fprintf(e.stdout, "The record's branch is broken: %s. `git reflog show %s` lists what it pointed to before (restore one with `git update-ref`), or fetch it again from a remote that has it.\n",
+			why, checkpoint.MetadataBranch)
+		return &exitError{code: 1, err: fmt.Errorf("%d problem(s) left; see above", problems+1)}
+	}
 	n, err := c.checkRecord(e, m)
 	if err != nil {
 		return err

@@ -1,11 +1,16 @@
 package maintenance
 
 import (
+	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/gitexec"
 )
 
 // StaleLockAge is how old a lock on one of entire's refs must be before doctor calls it left
@@ -38,4 +43,22 @@ func RefLocks(commonDir string, now time.Time) []RefLock {
 	})
 	add(filepath.Join(commonDir, "packed-refs.lock"))
 	return locks
+}
+
+// RecordRefProblem says what is wrong with entire/checkpoints/v1 when it names an object that
+// is missing or not a commit (a ref edited by hand, a repository copied without its objects),
+// or "" when it is sound or absent. Nothing of the record can be read until it is repaired.
+func (en *Maintenance) RecordRefProblem(ctx context.Context) string {
+	ref := gitexec.BranchRef(checkpoint.MetadataBranch)
+	oid, ok, err := en.Repo.ResolveRef(ctx, ref)
+	if err != nil || !ok {
+		return ""
+	}
+	out, err := en.Repo.Run(ctx, nil, "cat-file", "-t", string(oid))
+	if typ := strings.TrimSpace(string(out)); err == nil && typ == "commit" {
+		return ""
+	} else if err == nil {
+		return fmt.Sprintf("%s points to %s, a %s, not a commit", checkpoint.MetadataBranch, oid, typ)
+	}
+	return fmt.Sprintf("%s points to %s, which is not in the repository", checkpoint.MetadataBranch, oid)
 }
