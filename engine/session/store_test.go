@@ -339,14 +339,7 @@ func TestStorePeekListIDs(t *testing.T) {
 			t.Errorf("Peek(%s) succeeded, want an error", id)
 		}
 	}
-	list, err := st.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var listed []string
-	for _, s := range list {
-		listed = append(listed, s.SessionID)
-	}
+	listed := listedIDs(t, st)
 	if diff := cmp.Diff([]string{"a", "b", "c"}, listed); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
 	}
@@ -696,14 +689,7 @@ func TestStoreStateNamedByFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	list, err := st.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var listed []string
-	for _, s := range list {
-		listed = append(listed, s.SessionID)
-	}
+	listed := listedIDs(t, st)
 	if diff := cmp.Diff([]string{"a", "odd"}, listed); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
 	}
@@ -788,4 +774,18 @@ func TestStoreRefreshMakesNoJournal(t *testing.T) {
 	if _, err := os.Stat(st.JournalPath("c")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Refresh made a journal (%v)", err)
 	}
+}
+
+// listedIDs are the session IDs st.List returns, in its order.
+func listedIDs(t *testing.T, st Store) []string {
+	t.Helper()
+	list, err := st.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range list {
+		ids = append(ids, s.SessionID)
+	}
+	return ids
 }
