@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -170,7 +171,7 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 		in.ToolInput = nil
 	}
 	if in.TranscriptPath == "" {
-		in.TranscriptPath = a.DefaultTranscript(h.repo.TopLevel, in.SessionID)
+		in.TranscriptPath = a.DefaultTranscript(cmp.Or(in.Workspace, h.repo.TopLevel), in.SessionID)
 	}
 	if m, ok := a.(agent.Materializer); ok && in.TranscriptPath == "" && in.Kind != agent.SessionStart {
 		dir := filepath.Join(h.repo.CommonDir, "entire-sessions", "transcripts", a.Name())

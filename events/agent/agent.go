@@ -41,6 +41,10 @@ type Hook struct {
 	Kind           Kind
 	SessionID      string
 	TranscriptPath string // the live transcript ("" when the payload has none)
+	// Workspace is the directory the agent opened, when the payload names it (Cursor's first
+	// workspace root): where its transcripts are kept may be named after it, and it may be a
+	// subdirectory of the repository.
+	Workspace string
 	Prompt         string // TurnStart: the user's prompt
 	Source         string // SessionStart: startup, resume, clear, ...
 	Reason         string // SessionEnd

@@ -52,11 +52,12 @@ messages); the recorder decides nothing, so Reply prints nothing for every verb.
   - transcript_path is null in the CLI and only sometimes set in the IDE. DefaultTranscript
     computes it: ~/.cursor/projects/<workspace>/agent-transcripts/<id>.jsonl (CLI, flat), or
     <id>/<id>.jsonl below the same directory (IDE, nested) when that exists. <workspace> is the
-    repository root without its leading '/' and with every character that is not an ASCII letter or
+    workspace root without its leading '/' and with every character that is not an ASCII letter or
     digit replaced by '-'. ENTIRE_TEST_CURSOR_PROJECT_DIR, when set, is used instead of the
     agent-transcripts directory.
-  - The payloads carry no working directory, only workspace_roots; the repository root given to
-    DefaultTranscript must be the workspace Cursor opened.
+  - The payloads carry no working directory, only workspace_roots: DefaultTranscript is given the
+    first of them (Hook.Workspace), which may be a subdirectory of the repository, and the
+    repository root when the payload has none.
   - With third-party hooks enabled Cursor also runs Claude Code's hooks; a repository with both
     installed sees each event twice, once per agent name.
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/tidwall/gjson"
 
@@ -47,6 +48,10 @@ func (Agent) Parse(verb string, stdin []byte) (agent.Hook, error) {
 		Model:          str("model"),
 		ToolName:       str("tool_name"),
 		ToolUseID:      agent.SafeID(str("tool_use_id")),
+		Workspace:      r.Get("workspace_roots.0").String(),
+	}
+	if !filepath.IsAbs(h.Workspace) {
+		h.Workspace = ""
 	}
 	if v := r.Get("tool_input"); v.Exists() && v.Type != gjson.Null {
 		h.ToolInput = []byte(v.Raw)

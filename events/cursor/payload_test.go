@@ -17,24 +17,25 @@ const (
 )
 
 func TestParseFixtures(t *testing.T) {
+	const shop = "/home/u/src/shop" // the fixtures' workspace_roots[0]
 	tests := []struct {
 		verb, file string
 		want       agent.Hook
 	}{
-		{"session-start", "session-start.json", agent.Hook{Kind: agent.SessionStart, SessionID: conv, Model: "claude-4.5-sonnet", OpensTurn: true}},
-		{"before-submit-prompt", "before-submit-prompt.json", agent.Hook{Kind: agent.TurnStart, SessionID: conv, Model: "claude-4.5-sonnet",
+		{"session-start", "session-start.json", agent.Hook{Workspace: shop, Kind: agent.SessionStart, SessionID: conv, Model: "claude-4.5-sonnet", OpensTurn: true}},
+		{"before-submit-prompt", "before-submit-prompt.json", agent.Hook{Workspace: shop, Kind: agent.TurnStart, SessionID: conv, Model: "claude-4.5-sonnet",
 			TranscriptPath: "/home/u/.cursor/projects/home-u-src-shop/agent-transcripts/" + conv + "/" + conv + ".jsonl",
 			Prompt:         "Add a retry helper to fetch.go.\nThe staging key is AKIAIOSFODNN7EXAMPLE, keep it out of the code."}},
-		{"stop", "stop.json", agent.Hook{Kind: agent.TurnEnd, SessionID: conv, Model: "claude-4.5-sonnet"}},
-		{"session-end", "session-end.json", agent.Hook{Kind: agent.SessionEnd, SessionID: conv, Model: "claude-4.5-sonnet", Reason: "completed"}},
-		{"subagent-start", "subagent-start.json", agent.Hook{Kind: agent.SubagentStart, SessionID: conv, Model: "claude-4.5-sonnet",
+		{"stop", "stop.json", agent.Hook{Workspace: shop, Kind: agent.TurnEnd, SessionID: conv, Model: "claude-4.5-sonnet"}},
+		{"session-end", "session-end.json", agent.Hook{Workspace: shop, Kind: agent.SessionEnd, SessionID: conv, Model: "claude-4.5-sonnet", Reason: "completed"}},
+		{"subagent-start", "subagent-start.json", agent.Hook{Workspace: shop, Kind: agent.SubagentStart, SessionID: conv, Model: "claude-4.5-sonnet",
 			SubagentID: subagent, ToolUseID: subagent, SubagentType: "generalPurpose", Description: "Find every caller of Fetch"}},
 		// conversation_id is the subagent's own here; parent_conversation_id names the session.
-		{"subagent-stop", "subagent-stop.json", agent.Hook{Kind: agent.SubagentEnd, SessionID: conv, Model: "claude-4.5-sonnet",
+		{"subagent-stop", "subagent-stop.json", agent.Hook{Workspace: shop, Kind: agent.SubagentEnd, SessionID: conv, Model: "claude-4.5-sonnet",
 			SubagentID: subagent, ToolUseID: subagent, SubagentType: "generalPurpose", Description: "Find every caller of Fetch",
 			LastMessage:        "Fetch is called from cart.go and checkout.go.",
 			SubagentTranscript: "/home/u/.cursor/projects/home-u-src-shop/agent-transcripts/" + subagent + ".jsonl"}},
-		{"after-file-edit", "after-file-edit.json", agent.Hook{Kind: agent.Ignore, SessionID: conv, Model: "claude-4.5-sonnet"}},
+		{"after-file-edit", "after-file-edit.json", agent.Hook{Workspace: shop, Kind: agent.Ignore, SessionID: conv, Model: "claude-4.5-sonnet"}},
 	}
 	for _, tt := range tests {
 		data, err := os.ReadFile("testdata/" + tt.file)
