@@ -194,6 +194,11 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		return err
 	}
 	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(cmp.Or(scan.Cwd, s.Recorder.AgentCwd), scan.ModifiedFiles)), statusPaths(st)
+	if in.Implicit && scan.Lines == 0 {
+		// A turn the agent never closed whose transcript holds nothing new (the turn a session
+		// start opened, before the first prompt): nothing the worktree gained is the agent's.
+		in.Edited, in.Dirty = nil, nil
+	}
 	if len(scan.ModifiedFiles) > 0 {
 		en.startWorktreeChanges(ctx, wt.Head, in.Dirty)
 		defer en.settleAhead()
@@ -268,7 +273,7 @@ func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, trans
 		return // nothing written yet: the turn has nothing to record
 	}
 	en.Log.Info("closing a turn the agent did not end", "session_id", sessionID)
-	if err := en.TurnEnd(ctx, events.TurnEnded{SessionID: sessionID, Agent: agentType, Transcript: events.Transcript{Path: transcript}}, "", time.Now()); err != nil {
+	if err := en.TurnEnd(ctx, events.TurnEnded{SessionID: sessionID, Agent: agentType, Transcript: events.Transcript{Path: transcript}, Implicit: true}, "", time.Now()); err != nil {
 		en.Log.Warn("close open turn", "session_id", sessionID, "error", err.Error())
 	}
 }

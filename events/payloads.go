@@ -86,6 +86,9 @@ type TurnEnded struct {
 	Flushed bool     `json:"flushed,omitempty"`
 	// Cwd is the agent's working directory where its transcript names one (agent.Scan.Cwd).
 	Cwd string `json:"cwd,omitempty"`
+	// Implicit: the turn was closed by the next turn start or the session's end, not by the
+	// agent (agent.TurnEndUnreliable).
+	Implicit bool `json:"implicit,omitempty"`
 	// Strategy is the strategy in effect ("auto-commit"; empty for manual-commit). With
 	// auto-commit, CheckpointID is the ID the turn's commit will carry, chosen before the
 	// commit so that a retry after a crash finds it.

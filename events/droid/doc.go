@@ -41,11 +41,11 @@ message) and nothing for the other verbs: Droid shows plain stdout to the user a
     agent.TurnEndUnreliable, and the engine closes a turn left open from the transcript at the
     next turn start or at session end.
   - In `droid exec` UserPromptSubmit does not fire: there is no TurnStart, only SessionStart and
-    Stop. The recorder does not need it to record the turn: a TurnEnd without an open turn
-    scans the transcript from the session's last recorded position (its start, for a new
-    session), so the prompt, the files and the usage come from the transcript. What is lost
-    is what only a turn start records: the worktree's dirty files before the turn (the baseline
-    for telling the agent's changes from the user's) and the prompt as the hook gave it.
+    Stop. SessionStart therefore also opens a turn (Hook.OpensTurn), which records the worktree's
+    dirty files before the agent acts (the baseline for telling the agent's changes from the
+    user's); the prompt, the files and the usage come from the transcript at Stop.
+    Interactively, the first prompt closes that empty turn (TurnEndUnreliable, below) and opens
+    its own.
   - PostToolUse[Task] fires when a Worker is dispatched, not when it is done. It is a
     SubagentEnd with Async set: the engine notes the launch and waits for a SubagentEnd that
     is not async (subagent-stop). Workers run as sessions of their own, with their own

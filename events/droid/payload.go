@@ -62,6 +62,10 @@ func (Agent) Parse(verb string, stdin []byte) (agent.Hook, error) {
 	if input.Exists() && input.Type != gjson.Null {
 		h.ToolInput = []byte(input.Raw)
 	}
+	// `droid exec` fires no UserPromptSubmit: the session start opens a turn, so that the files
+	// the user had changed before it are known as the user's; interactively the first prompt
+	// closes that (empty) turn from the transcript.
+	h.OpensTurn = kind == agent.SessionStart
 	switch verb {
 	case "pre-task", "post-task":
 		if h.ToolName != subagentTool {

@@ -26,7 +26,7 @@ func TestParseFiles(t *testing.T) {
 		want       agent.Hook
 	}{
 		{"session-start", "testdata/session-start.json", agent.Hook{Kind: agent.SessionStart, SessionID: sessionID,
-			TranscriptPath: transcript, Source: "startup"}},
+			TranscriptPath: transcript, Source: "startup", OpensTurn: true}},
 		{"user-prompt-submit", "testdata/user-prompt-submit.json", agent.Hook{Kind: agent.TurnStart, SessionID: sessionID,
 			TranscriptPath: transcript, Prompt: "Have a worker review the handler.", Model: model}},
 		{"stop", "testdata/stop.json", agent.Hook{Kind: agent.TurnEnd, SessionID: sessionID, TranscriptPath: transcript, Model: model}},
@@ -66,7 +66,7 @@ func TestParse(t *testing.T) {
 		{name: "string", verb: "stop", in: `"x"`, wantErr: "not a JSON object"},
 		{name: "empty object", verb: "session-end", in: `{}`, want: agent.Hook{Kind: agent.SessionEnd}},
 		{name: "wrong types read as empty", verb: "session-start", in: `{"session_id":1,"transcript_path":[],"source":null}`,
-			want: agent.Hook{Kind: agent.SessionStart}},
+			want: agent.Hook{Kind: agent.SessionStart, OpensTurn: true}},
 		{name: "session-end reason", verb: "session-end", in: `{"session_id":"s","reason":"prompt_input_exit"}`,
 			want: agent.Hook{Kind: agent.SessionEnd, SessionID: "s", Reason: "prompt_input_exit"}},
 		{name: "pre-task for another tool", verb: "pre-task", in: `{"session_id":"s","tool_name":"Edit","tool_use_id":"t1","tool_input":{"file_path":"a"}}`,
