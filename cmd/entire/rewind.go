@@ -12,6 +12,7 @@ import (
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/history"
+	"github.com/entirerec/entire/events/agent"
 )
 
 // rewindCmd is `entire rewind` (spec §10): go back to a checkpoint's files and transcript, or
@@ -175,7 +176,7 @@ func printPointsJSON(e *env, points []history.RewindPoint) error {
 		out = append(out, rewindPointJSON{
 			ID: p.ID, Message: p.Message, MetadataDir: p.MetadataDir, Date: p.Date.Format(time.RFC3339),
 			IsTaskCheckpoint: p.IsTaskCheckpoint, ToolUseID: p.ToolUseID, IsLogsOnly: p.IsLogsOnly,
-			CondensationID: p.CheckpointID, SessionID: p.SessionID, SessionPrompt: p.SessionPrompt,
+			CondensationID: p.CheckpointID, SessionID: p.SessionID, SessionPrompt: agent.Clip(p.SessionPrompt, 60),
 		})
 	}
 	data, err := json.MarshalIndent(out, "", "  ")

@@ -45,9 +45,9 @@ type Hook struct {
 	// workspace root): where its transcripts are kept may be named after it, and it may be a
 	// subdirectory of the repository.
 	Workspace string
-	Prompt         string // TurnStart: the user's prompt
-	Source         string // SessionStart: startup, resume, clear, ...
-	Reason         string // SessionEnd
+	Prompt    string // TurnStart: the user's prompt
+	Source    string // SessionStart: startup, resume, clear, ...
+	Reason    string // SessionEnd
 	// LastMessage is the turn's last assistant message as the payload gives it (TurnEnd).
 	LastMessage string
 	Model       string

@@ -22,3 +22,16 @@ func Truncate(s string, max int) string {
 	}
 	return s[:cut] + fmt.Sprintf("\n[entire: truncated, %d more bytes]", len(s)-cut)
 }
+
+// Clip is s in at most n bytes (n > 3): when longer, cut at a rune boundary to leave room for
+// "...", which ends it (the reference's 57 + "..." for 60).
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}

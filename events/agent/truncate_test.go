@@ -3,6 +3,7 @@ package agent
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestTruncate(t *testing.T) {
@@ -23,5 +24,24 @@ func TestTruncate(t *testing.T) {
 	big := strings.Repeat("x", MaxTextBytes+100)
 	if got := Truncate(big, MaxTextBytes); !strings.HasPrefix(got, big[:MaxTextBytes]) || !strings.HasSuffix(got, "[entire: truncated, 100 more bytes]") {
 		t.Errorf("a long prompt is not cut at the cap with its marker: ...%q", got[len(got)-60:])
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 60, "short"},
+		{strings.Repeat("a", 60), 60, strings.Repeat("a", 60)},
+		{strings.Repeat("a", 61), 60, strings.Repeat("a", 57) + "..."},
+		// A rune across the cut is left out whole: the result stays valid UTF-8.
+		{strings.Repeat("a", 56) + "é" + strings.Repeat("b", 10), 60, strings.Repeat("a", 56) + "..."},
+	} {
+		got := Clip(tt.in, tt.n)
+		if got != tt.want || len(got) > tt.n || !utf8.ValidString(got) {
+			t.Errorf("Clip(%q, %d) = %q; want %q", tt.in, tt.n, got, tt.want)
+		}
 	}
 }
