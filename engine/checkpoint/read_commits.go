@@ -23,6 +23,12 @@ type LinkedCommit struct {
 // trailer (one entry per trailer, in the message's order) (only those naming id, when id is not ""), at most limit of them (0: all), with one
 // git log.
 func LinkedCommits(ctx context.Context, repo *gitexec.Repo, rev, id string, limit int) ([]LinkedCommit, error) {
+	return LinkedCommitsIn(ctx, repo, []string{rev}, id, limit)
+}
+
+// LinkedCommitsIn is LinkedCommits over the commits git log lists for revs (revisions and
+// options such as --first-parent or ^<excluded>).
+func LinkedCommitsIn(ctx context.Context, repo *gitexec.Repo, revs []string, id string, limit int) ([]LinkedCommit, error) {
 	want := "[0-9a-f]{12}"
 	if id != "" {
 		want = id
@@ -32,7 +38,8 @@ func LinkedCommits(ctx context.Context, repo *gitexec.Repo, rev, id string, limi
 	if limit > 0 {
 		args = append(args, "--max-count="+strconv.Itoa(limit))
 	}
-	recs, err := logRecords(ctx, repo, append(args, rev, "--"), 4)
+	args = append(args, revs...)
+	recs, err := logRecords(ctx, repo, append(args, "--"), 4)
 	if err != nil {
 		return nil, fmt.Errorf("list linked commits: %w", err)
 	}

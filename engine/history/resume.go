@@ -132,6 +132,37 @@ func (p *ResumePlan) Conflicts() []TranscriptRestore {
 // DefaultTranscriptFunc is an agent's default transcript location for a session, "" if unknown.
 type DefaultTranscriptFunc func(agent, sessionID string) string
 
+// branchWalk is what resume looks through for a branch's checkpoint (spec §3.6): its tip, then
+// the commits down its first parents to where it left the default branch (main or master,
+// origin's or local), so that neither a merged-in branch nor the default branch's own history
+// lends it a session. The default branch itself is walked down its first parents.
+func (en *History) branchWalk(ctx context.Context, rev string) []string {
+	walk := []string{"--first-parent", rev}
+	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.RefName(rev))
+	if err != nil || !ok {
+		return walk
+	}
+	for _, def := range []string{"refs/remotes/origin/HEAD", "refs/remotes/origin/main", "refs/remotes/origin/master", "refs/heads/main", "refs/heads/master"} {
+		dtip, ok, err := en.Repo.ResolveRef(ctx, gitexec.RefName(def))
+		if err != nil || !ok {
+			continue
+		}
+		if dtip == tip {
+			return walk // the default branch itself
+		}
+		out, err := en.Repo.Run(ctx, nil, "merge-base", string(tip), string(dtip))
+		base := strings.TrimSpace(string(out))
+		switch {
+		case err != nil || base == "":
+			return walk // unrelated histories
+		case base == string(tip):
+			return []string{rev + "^!"} // merged into the default branch already: its tip alone
+		}
+		return append(walk, "^"+base)
+	}
+	return walk
+}
+
 // resumeScan bounds how many linked commits resume reads to find the newest.
 const resumeScan = 20
 
@@ -139,7 +170,7 @@ const resumeScan = 20
 // every session in it (every slot) to where place says its agent keeps it. When the local
 // record lacks that checkpoint it fetches remote's ("" disables fetching).
 func (en *History) PlanResume(ctx context.Context, rev, remote string, place TranscriptPlace) (*ResumePlan, error) {
-	linked, err := checkpoint.LinkedCommits(ctx, en.Repo, rev, "", resumeScan)
+	linked, err := checkpoint.LinkedCommitsIn(ctx, en.Repo, en.branchWalk(ctx, rev), "", resumeScan)
 	if err != nil || len(linked) == 0 {
 		return &ResumePlan{}, err
 	}
