@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -134,6 +136,10 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 		return err
 	}
 	ids := checkpoint.CheckpointTrailers(msg)
+	note := x.out // what is said about the commit; machine output keeps stdout one document
+	if c.JSON || c.RawTranscript {
+		note = x.en.Stderr
+	}
 	if len(ids) == 0 {
 		// The trailer may have been lost in a rewrite: look for the linked commits this one's
 		// change was made from.
@@ -146,8 +152,11 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 			links, err = checkpoint.FindByContent(x.ctx, x.repo, gitexec.OID(sha))
 		}
 		if err != nil || len(links) == 0 {
-			fmt.Fprintf(x.out, "No associated Entire checkpoint\n\nCommit %s does not have an Entire-Checkpoint trailer.\n", short(sha, 7))
-			fmt.Fprintln(x.out, "It was not made during a recorded session, or the trailer was removed.")
+			fmt.Fprintf(note, "No associated Entire checkpoint\n\nCommit %s does not have an Entire-Checkpoint trailer.\n", short(sha, 7))
+			fmt.Fprintln(note, "It was not made during a recorded session, or the trailer was removed.")
+			if err == nil && c.JSON {
+				_, err = fmt.Fprintln(x.raw, "null")
+			}
 			return err
 		}
 		how := "the same change as"
@@ -166,10 +175,14 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 				from = append(from, c)
 			}
 		}
-		fmt.Fprintf(x.out, "Commit %s has no Entire-Checkpoint trailer; found by content: it is %s %s (checkpoint %s).\n\n",
+		fmt.Fprintf(note, "Commit %s has no Entire-Checkpoint trailer; found by content: it is %s %s (checkpoint %s).\n\n",
 			short(sha, 7), how, strings.Join(from, ", "), strings.Join(ids, ", "))
 	}
-	// A squash of linked commits carries a trailer for each: explain them all, in order.
+	// A squash of linked commits carries a trailer for each: explain them all, in order. With
+	// --json, several are one array.
+	if c.JSON && len(ids) > 1 {
+		return c.explainAllJSON(x, ids)
+	}
 	for i, id := range ids {
 		if i > 0 {
 			fmt.Fprintln(x.out)
@@ -179,6 +192,22 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 		}
 	}
 	return nil
+}
+
+// explainAllJSON writes the JSON of several checkpoints as one array.
+func (c *explainCmd) explainAllJSON(x *explainer, ids []string) error {
+	raw := x.raw
+	defer func() { x.raw = raw }()
+	all := make([]json.RawMessage, 0, len(ids))
+	for _, id := range ids {
+		var b bytes.Buffer
+		x.raw = &b
+		if err := c.explainCheckpoint(x, id); err != nil {
+			return err
+		}
+		all = append(all, json.RawMessage(bytes.TrimSpace(b.Bytes())))
+	}
+	return writeJSON(raw, all)
 }
 
 // linked lists the commits reachable from HEAD that link to id (any checkpoint when id is "").
