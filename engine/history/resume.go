@@ -112,7 +112,10 @@ type TranscriptRestore struct {
 
 // ResumePlan is what resume found for a branch.
 type ResumePlan struct {
-	Commit     *checkpoint.LinkedCommit // the newest linked commit; nil when the branch has none
+	// Commit is the newest linked commit, naming its newest checkpoint (a squash's last
+	// trailer); nil when the branch has none.
+	Commit *checkpoint.LinkedCommit
+	// Checkpoint is that checkpoint, with the sessions only a squash's earlier trailers hold.
 	Checkpoint *checkpoint.Checkpoint
 	Restores   []TranscriptRestore // oldest session first: the last is the most recent
 	Skipped    []string            // why some slots cannot be restored, one line each
@@ -166,7 +169,8 @@ func (en *History) branchWalk(ctx context.Context, rev string) []string {
 // resumeScan bounds how many linked commits resume reads to find the newest.
 const resumeScan = 20
 
-// PlanResume reads the newest checkpoint linked from rev and plans restoring the transcript of
+// PlanResume reads the newest checkpoint linked from rev (after a squash, the commit's last
+// trailer, and the sessions only its earlier trailers hold) and plans restoring the transcript of
 // every session in it (every slot) to where place says its agent keeps it. When the local
 // record lacks that checkpoint it fetches remote's ("" disables fetching).
 func (en *History) PlanResume(ctx context.Context, rev, remote string, place TranscriptPlace) (*ResumePlan, error) {
@@ -174,16 +178,22 @@ func (en *History) PlanResume(ctx context.Context, rev, remote string, place Tra
 	if err != nil || len(linked) == 0 {
 		return &ResumePlan{}, err
 	}
-	plan := &ResumePlan{Commit: &linked[0]}
-	rd, err := en.ReaderWithCheckpoint(ctx, linked[0].CheckpointID, remote)
+	// The newest commit's last trailer: a squash lists its commits' checkpoints oldest first.
+	commits, ids := commitTrailers(linked)
+	plan := &ResumePlan{Commit: &commits[0]}
+	rd, err := en.ReaderWithCheckpoint(ctx, commits[0].CheckpointID, remote)
 	if err != nil {
 		return nil, err
 	}
-	if plan.Checkpoint, err = rd.ReadCheckpoint(ctx, linked[0].CheckpointID); err != nil {
+	var missing []string
+	if plan.Checkpoint, missing, err = readSquash(ctx, rd, ids[0]); err != nil {
 		if errors.Is(err, checkpoint.ErrCheckpointNotFound) {
-			return nil, &MetadataUnavailableError{CheckpointID: linked[0].CheckpointID, Commit: linked[0].SHA.Short(7), Remote: remote}
+			return nil, &MetadataUnavailableError{CheckpointID: commits[0].CheckpointID, Commit: commits[0].SHA.Short(7), Remote: remote}
 		}
 		return nil, err
+	}
+	for _, id := range missing {
+		plan.Skipped = append(plan.Skipped, fmt.Sprintf("checkpoint %s, an earlier part of the squashed commit, is not in the record", id))
 	}
 	for _, s := range plan.Checkpoint.Slots {
 		r, why := en.restoreFor(s, place)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -64,6 +65,18 @@ type RewindPoint struct {
 	// AutoCommit: a commit the auto-commit strategy made; rewinding to it resets the branch to
 	// it (files and transcripts), so it is a full point, not a logs-only one.
 	AutoCommit bool
+
+	// squashed are the checkpoints of the commit's earlier trailers, oldest first, when it is a
+	// squash of linked commits: CheckpointID is the newest; each of them finds the point too.
+	squashed []string
+}
+
+// checkpointIDs are the point's checkpoints, oldest first: a squash's earlier ones, then CheckpointID.
+func (p RewindPoint) checkpointIDs() []string {
+	if p.CheckpointID == "" {
+		return nil
+	}
+	return append(slices.Clip(p.squashed), p.CheckpointID)
 }
 
 // Short is the 7-character form of the point's ID.
@@ -150,14 +163,19 @@ func (en *History) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	recorded := func(id string) bool {
+		i := sort.SearchStrings(ids, id)
+		return i < len(ids) && ids[i] == id
+	}
 	var out []RewindPoint
-	for _, l := range linked {
-		if !inRecent[l.SHA] {
+	commits, trailers := commitTrailers(linked)
+	for k, l := range commits {
+		// One point per commit, for its newest recorded checkpoint (a squash's last trailer).
+		cps := slices.DeleteFunc(trailers[k], func(id string) bool { return !recorded(id) })
+		if !inRecent[l.SHA] || len(cps) == 0 {
 			continue
 		}
-		if i := sort.SearchStrings(ids, l.CheckpointID); i == len(ids) || ids[i] != l.CheckpointID {
-			continue
-		}
+		l.CheckpointID = cps[len(cps)-1]
 		cp, err := rd.ReadCheckpointInfo(ctx, l.CheckpointID)
 		if err != nil || len(cp.Slots) == 0 {
 			continue // unreadable: not a point to offer
@@ -166,6 +184,7 @@ func (en *History) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
 		p := RewindPoint{
 			ID: string(l.SHA), Message: l.Subject, Date: l.Date, IsLogsOnly: true,
 			CheckpointID: l.CheckpointID, SessionID: last.Meta.SessionID, Agent: last.Meta.Agent,
+			squashed: cps[:len(cps)-1],
 		}
 		if last.Meta.Strategy == events.StrategyAutoCommit {
 			p.IsLogsOnly, p.AutoCommit = false, true
@@ -190,22 +209,33 @@ func (en *History) firstPrompt(ctx context.Context, rev string) string {
 }
 
 // FindRewindPoint picks the point id names: a full ID or checkpoint ID, else a prefix of at
-// least 7 characters of either that matches exactly one point.
+// least 7 characters of either that matches exactly one point. A squash's earlier checkpoint
+// names its commit's point, restoring that checkpoint.
 func FindRewindPoint(points []RewindPoint, id string) (RewindPoint, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if id == "" {
 		return RewindPoint{}, fmt.Errorf("%w: empty ID", ErrRewindPointNotFound)
 	}
 	for _, p := range points {
-		if p.ID == id || p.CheckpointID == id {
+		if p.ID == id {
 			return p, nil
+		}
+		if i := slices.Index(p.checkpointIDs(), id); i >= 0 {
+			return p.at(i), nil
 		}
 	}
 	var match []RewindPoint
+	var names []string
 	if len(id) >= 7 {
 		for _, p := range points {
-			if strings.HasPrefix(p.ID, id) || (p.CheckpointID != "" && strings.HasPrefix(p.CheckpointID, id)) {
-				match = append(match, p)
+			if strings.HasPrefix(p.ID, id) {
+				match, names = append(match, p), append(names, p.ID)
+				continue
+			}
+			for i, cp := range p.checkpointIDs() {
+				if strings.HasPrefix(cp, id) {
+					match, names = append(match, p.at(i)), append(names, cp)
+				}
 			}
 		}
 	}
@@ -218,12 +248,16 @@ func FindRewindPoint(points []RewindPoint, id string) (RewindPoint, error) {
 	case 1:
 		return match[0], nil
 	}
-	amb := &checkpoint.AmbiguousError{Prefix: id}
-	for _, p := range match {
-		amb.Candidates = append(amb.Candidates, p.ID)
-	}
+	amb := &checkpoint.AmbiguousError{Prefix: id, Candidates: names}
 	sort.Strings(amb.Candidates)
 	return RewindPoint{}, amb
+}
+
+// at is the point restoring the i-th of its checkpoints (checkpointIDs order).
+func (p RewindPoint) at(i int) RewindPoint {
+	ids := p.checkpointIDs()
+	p.CheckpointID, p.squashed = ids[i], ids[:i:i]
+	return p
 }
 
 // resumeCommand is how to continue a session; sessions of an unknown agent were Claude Code's,
@@ -278,14 +312,15 @@ func (en *History) planTemporaryTranscript(ctx context.Context, plan *RewindPlan
 	return nil
 }
 
-// planCommittedTranscripts reads every session slot of the point's committed checkpoint, the
-// latest session's resume command first.
+// planCommittedTranscripts reads every session slot of the point's committed checkpoint (and
+// of a squash's earlier ones, the sessions only they hold), the latest session's resume
+// command first.
 func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPlan, p RewindPoint, place TranscriptPlace) error {
 	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
 		return err
 	}
-	cp, err := rd.ReadCheckpoint(ctx, p.CheckpointID)
+	cp, _, err := readSquash(ctx, rd, p.checkpointIDs())
 	if err != nil {
 		return fmt.Errorf("read checkpoint %s: %w", p.CheckpointID, err)
 	}

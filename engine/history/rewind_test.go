@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,12 +26,21 @@ func TestFindRewindPoint(t *testing.T) {
 		{ID: "aaaaaaa1111111111111111111111111111111111"},
 		{ID: "aaaaaaa2222222222222222222222222222222222"},
 		{ID: "bbbbbbb3333333333333333333333333333333333", IsLogsOnly: true, CheckpointID: "c0ffee123456"},
+		// A squash of three linked commits: each trailer's ID finds it, restoring that checkpoint.
+		{ID: "ddddddd4444444444444444444444444444444444", IsLogsOnly: true, CheckpointID: "0003c0000003",
+			squashed: []string{"0001a0000001", "0002b0000002"}},
 	}
 	for _, tc := range []struct {
-		id, want string
-		err      error
-		amb      bool
+		id, want, cp string
+		squashed     []string
+		err          error
+		amb          bool
 	}{
+		{id: points[3].ID, want: points[3].ID, cp: "0003c0000003", squashed: []string{"0001a0000001", "0002b0000002"}},
+		{id: "0003c0000003", want: points[3].ID, cp: "0003c0000003", squashed: []string{"0001a0000001", "0002b0000002"}},
+		{id: "0002b0000002", want: points[3].ID, cp: "0002b0000002", squashed: []string{"0001a0000001"}},
+		{id: "0001a00", want: points[3].ID, cp: "0001a0000001"},
+		{id: "000", err: ErrRewindPointNotFound},
 		{id: points[0].ID, want: points[0].ID},
 		{id: "AAAAAAA2", want: points[1].ID},
 		{id: "c0ffee123456", want: points[2].ID},
@@ -54,6 +64,8 @@ func TestFindRewindPoint(t *testing.T) {
 			}
 		case err != nil || p.ID != tc.want:
 			t.Errorf("%q: got %q, %v; want %q", tc.id, p.ID, err, tc.want)
+		case tc.cp != "" && (p.CheckpointID != tc.cp || !slices.Equal(p.squashed, tc.squashed)):
+			t.Errorf("%q: checkpoint %s after %v, want %s after %v", tc.id, p.CheckpointID, p.squashed, tc.cp, tc.squashed)
 		}
 	}
 }
@@ -188,5 +200,38 @@ func TestRewindAndUndo(t *testing.T) {
 	}
 	if tip, _, _ := repo.ResolveRef(ctx, gitexec.BranchRef(branch)); tip != cp2 {
 		t.Errorf("shadow branch at %s after undo, want cp2 %s", tip, cp2)
+	}
+}
+
+func TestCommitTrailers(t *testing.T) {
+	a, b := gitexec.OID("aaaa"), gitexec.OID("bbbb")
+	linked := []checkpoint.LinkedCommit{
+		{SHA: a, CheckpointID: "000000000001", Subject: "squash"},
+		{SHA: a, CheckpointID: "000000000002", Subject: "squash"},
+		{SHA: a, CheckpointID: "000000000001", Subject: "squash"},
+		{SHA: b, CheckpointID: "000000000003", Subject: "one"},
+	}
+	commits, ids := commitTrailers(linked)
+	want := []checkpoint.LinkedCommit{{SHA: a, CheckpointID: "000000000002", Subject: "squash"}, {SHA: b, CheckpointID: "000000000003", Subject: "one"}}
+	if d := cmp.Diff(want, commits); d != "" {
+		t.Errorf("commits (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([][]string{{"000000000001", "000000000002"}, {"000000000003"}}, ids); d != "" {
+		t.Errorf("ids (-want +got):\n%s", d)
+	}
+}
+
+func TestAddSlots(t *testing.T) {
+	slot := func(sid, tree string) checkpoint.Slot {
+		return checkpoint.Slot{Tree: tree, Meta: checkpoint.CommittedMetadata{SessionID: sid}}
+	}
+	older := []checkpoint.Slot{slot("s1", "old/s1"), slot("s2", "old/s2"), slot("", "old/none")}
+	got := addSlots(addSlots(nil, older), []checkpoint.Slot{slot("s1", "new/s1"), slot("", "new/none")})
+	var trees []string
+	for _, s := range got {
+		trees = append(trees, s.Tree)
+	}
+	if d := cmp.Diff([]string{"old/s2", "old/none", "new/s1", "new/none"}, trees); d != "" {
+		t.Errorf("slots (-want +got):\n%s", d)
 	}
 }
