@@ -35,14 +35,14 @@ type RewindPlan struct {
 	Transcripts []RewindTranscript
 	Resume      []string // the commands that continue the sessions
 
-	session  string      // the session the saved state is filed under
-	source   string      // the tree-ish files come from
-	head     gitexec.OID // HEAD when planned
-	newHead  gitexec.OID // HEAD afterwards, when the rewind moves it
-	index    string      // the tree the index becomes (undoing a reset)
-	shadow   string      // the shadow branch the rewind moves
-	shadowTo gitexec.OID // where it moves it ("": nowhere)
-	rewound  *sessionRewind
+	session  string          // the session the saved state is filed under
+	source   string          // the tree-ish files come from
+	head     gitexec.OID     // HEAD when planned
+	newHead  gitexec.OID     // HEAD afterwards, when the rewind moves it
+	index    string          // the tree the index becomes (undoing a reset)
+	shadow   string          // the shadow branch the rewind moves
+	shadowTo gitexec.OID     // where it moves it ("": nowhere)
+	rewound  []sessionRewind // the sessions whose state the rewind changes, the point's first
 }
 
 // RewindTranscript is one session transcript a rewind writes (or, undoing, removes).
@@ -113,12 +113,19 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 	switch kind {
 	case RewindFiles:
 		plan.source, plan.shadow, plan.shadowTo = p.ID, p.Branch, gitexec.OID(p.ID)
-		plan.rewound = &sessionRewind{commit: p.ID}
 		keep, err := en.untrackedAtStart()
 		if err != nil {
 			return nil, err
 		}
-		return plan, en.planFiles(ctx, plan, keepUntracked, keep, known)
+		if err := en.planFiles(ctx, plan, keepUntracked, keep, known); err != nil {
+			return nil, err
+		}
+		others, err := en.otherRewinds(ctx, plan, p)
+		if err != nil {
+			return nil, err
+		}
+		plan.rewound = append([]sessionRewind{{id: p.SessionID, commit: p.ID}}, others...)
+		return plan, nil
 	case RewindReset:
 		plan.source, plan.newHead = p.ID, gitexec.OID(p.ID)
 		return plan, en.planFiles(ctx, plan, hardReset, nil, known)

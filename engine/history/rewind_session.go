@@ -13,35 +13,102 @@ import (
 	"github.com/entirerec/entire/events/agents"
 )
 
-// A rewind to a temporary checkpoint moves the shadow branch back to it; the session that
-// wrote it is told through its journal (events.Rewound), so that its state agrees with the
-// branch: the checkpoint is its latest agent content, and committing the restored files links
-// the commit to the session. An undo tells the session what it held before the rewind, which
-// the undo record keeps.
+// A rewind to a temporary checkpoint moves the shadow branch back to it; the sessions whose
+// state the branch and the work tree no longer agree with are told through their journals
+// (events.Rewound). The session that wrote the checkpoint: it is its latest agent content, and
+// committing the restored files links the commit to the session. Every other session on the
+// branch whose files the rewind deleted or restored, or whose newest checkpoint it took off the
+// branch: its newest checkpoint still on the branch is its latest, and its files are those the
+// work tree still has from the agent, so nothing the rewind removed is carried forward after a
+// commit. An undo tells each of them what it held before the rewind, which the undo record
+// keeps.
 
-// sessionRewind is what a rewind makes of its session's state.
+// sessionRewind is what a rewind makes of one session's state.
 type sessionRewind struct {
-	commit string   // the session's latest checkpoint afterwards
-	files  []string // its files afterwards; for a rewind, worked out from commit when applied
+	id     string
+	commit string   // the session's latest checkpoint afterwards ("" when the rewind removed all)
+	files  []string // its files afterwards; for a rewind, worked out from the point when applied
 	undo   bool
 }
 
-// undoSession is the session's state that a rewind replaced, kept in the undo record.
+// undoSession is a session's state that a rewind replaced, kept in the undo record.
 type undoSession struct {
+	SessionID        string   `json:"session_id,omitempty"` // "" for the rewind's own session
 	LastShadowCommit string   `json:"last_shadow_commit"`
 	FilesTouched     []string `json:"files_touched,omitempty"`
 }
 
-// openRewoundSession opens the journal of the session the plan rewinds, or returns nil when
-// there is none: no temporary checkpoint involved, or no session recorded here under its ID.
-func (en *History) openRewoundSession(plan *RewindPlan) (*session.Session, error) {
-	if plan.rewound == nil || agent.ValidateSessionID(plan.session) != nil {
+// rewoundSession is an opened session a rewind changes, and how.
+type rewoundSession struct {
+	sess *session.Session
+	r    sessionRewind
+}
+
+// otherRewinds are the rewinds of the other sessions on the point's shadow branch that the plan
+// changes: those whose files it deletes or restores, or whose newest checkpoint is not at or
+// below the point. Each one's latest checkpoint becomes its newest at or below the point.
+func (en *History) otherRewinds(ctx context.Context, plan *RewindPlan, p RewindPoint) ([]sessionRewind, error) {
+	tcs, err := checkpoint.ListTemporaryOn(ctx, en.Repo, p.Branch)
+	if err != nil {
+		return nil, err
+	}
+	kept := map[string]string{} // session -> its newest checkpoint at or below the point
+	below := false
+	for _, tc := range tcs { // newest first, one line of commits
+		below = below || string(tc.Commit) == p.ID
+		if _, ok := kept[tc.SessionID]; below && !ok {
+			kept[tc.SessionID] = string(tc.Commit)
+		}
+	}
+	changed := map[string]bool{}
+	for _, f := range append(append([]string(nil), plan.Write...), plan.Delete...) {
+		changed[f] = true
+	}
+	states, err := en.Store.ListWhere(func(b session.Brief) bool {
+		return b.SessionID != p.SessionID && b.WorktreePath == en.Repo.TopLevel && b.BaseCommit == string(plan.head)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []sessionRewind
+	for _, s := range states {
+		touched := false
+		for _, f := range s.FilesTouched {
+			touched = touched || changed[f]
+		}
+		if touched || kept[s.SessionID] != s.Recorder.LastShadowCommit {
+			out = append(out, sessionRewind{id: s.SessionID, commit: kept[s.SessionID]})
+		}
+	}
+	return out, nil
+}
+
+// openRewoundSessions opens the journal of every session the plan rewinds that is recorded
+// here; none when no temporary checkpoint is involved. The caller closes them.
+func (en *History) openRewoundSessions(plan *RewindPlan) ([]rewoundSession, error) {
+	var out []rewoundSession
+	for _, r := range plan.rewound {
+		sess, err := en.openSession(r.id)
+		if err != nil {
+			closeRewound(en, out)
+			return nil, err
+		}
+		if sess != nil {
+			out = append(out, rewoundSession{sess: sess, r: r})
+		}
+	}
+	return out, nil
+}
+
+// openSession opens a session's journal, or returns nil when no session is recorded here under id.
+func (en *History) openSession(id string) (*session.Session, error) {
+	if agent.ValidateSessionID(id) != nil {
 		return nil, nil
 	}
-	if _, err := os.Stat(en.Store.JournalPath(plan.session)); err != nil {
+	if _, err := os.Stat(en.Store.JournalPath(id)); err != nil {
 		return nil, nil
 	}
-	sess, err := en.Store.Open(plan.session)
+	sess, err := en.Store.Open(id)
 	if err != nil {
 		return nil, err
 	}
@@ -52,39 +119,73 @@ func (en *History) openRewoundSession(plan *RewindPlan) (*session.Session, error
 	return sess, nil
 }
 
-// recordRewound appends the Rewound event to the session's journal once the rewind is done.
-// A failure is reported, not returned: the work tree is already as the user asked.
-func (en *History) recordRewound(ctx context.Context, sess *session.Session, plan *RewindPlan) {
-	if sess == nil {
-		return
-	}
-	ev, err := en.rewoundEvent(ctx, sess.State, plan)
-	if err == nil {
-		err = sess.Append(en.Event(ev))
-	}
-	if err != nil {
-		en.Log.Warn("record rewind", "session_id", sess.ID, "error", err.Error())
-		fmt.Fprintf(en.Stderr, "entire: could not record the rewind in session %s (%v); its next commit may not be linked\n", sess.ID, err)
+func closeRewound(en *History, rs []rewoundSession) {
+	for _, r := range rs {
+		engine.CloseSession(en.Engine, r.sess)
 	}
 }
 
-// rewoundEvent works out the session's files at the checkpoint (its files that the checkpoint
-// changes against HEAD: the checkpoint tree also holds the user's own changes) and where the
-// transcript the rewind wrote ends.
-func (en *History) rewoundEvent(ctx context.Context, s session.State, plan *RewindPlan) (events.Rewound, error) {
-	r := plan.rewound
+// undoSessions are the opened sessions' states before the rewind: the rewind's own session's
+// (nil when it has none here), then the others'.
+func undoSessions(plan *RewindPlan, rs []rewoundSession) (own *undoSession, others []undoSession) {
+	for _, r := range rs {
+		s := r.sess.State
+		u := undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: append([]string(nil), s.FilesTouched...)}
+		if r.r.id == plan.session {
+			own = &u
+			continue
+		}
+		u.SessionID = r.r.id
+		others = append(others, u)
+	}
+	return own, others
+}
+
+// recordRewound appends the Rewound event to each session's journal once the rewind is done.
+// A failure is reported, not returned: the work tree is already as the user asked.
+func (en *History) recordRewound(ctx context.Context, rs []rewoundSession, plan *RewindPlan) {
+	if len(rs) == 0 {
+		return
+	}
+	var changed []string
+	var err error
+	if !plan.Undo {
+		changed, err = en.pointFiles(ctx, plan)
+	}
+	for _, r := range rs {
+		e := err
+		if e == nil {
+			e = r.sess.Append(en.Event(en.rewoundEvent(r.sess.State, r.r, plan, changed)))
+		}
+		if e != nil {
+			en.Log.Warn("record rewind", "session_id", r.sess.ID, "error", e.Error())
+			fmt.Fprintf(en.Stderr, "entire: could not record the rewind in session %s (%v); its next commit may not be linked\n", r.sess.ID, e)
+		}
+	}
+}
+
+// pointFiles are the files the checkpoint rewound to changes against HEAD (its tree also holds
+// the user's own changes and other sessions' files).
+func (en *History) pointFiles(ctx context.Context, plan *RewindPlan) ([]string, error) {
+	diff, err := en.Repo.DiffTree(ctx, string(plan.head), plan.source)
+	if err != nil {
+		return nil, fmt.Errorf("list the checkpoint's files: %w", err)
+	}
+	changed := make([]string, 0, len(diff))
+	for _, d := range diff {
+		if !checkpoint.IsInfrastructure(d.Path) {
+			changed = append(changed, d.Path)
+		}
+	}
+	return changed, nil
+}
+
+// rewoundEvent is what the rewind makes of one session: its files at the checkpoint (those of
+// its files that the checkpoint changes against HEAD) and, for the session whose transcript
+// the rewind wrote, where that transcript ends.
+func (en *History) rewoundEvent(s session.State, r sessionRewind, plan *RewindPlan, changed []string) events.Rewound {
 	ev := events.Rewound{Branch: plan.shadow, Commit: r.commit, BaseCommit: string(plan.head), Files: r.files, Undo: r.undo}
 	if !r.undo {
-		diff, err := en.Repo.DiffTree(ctx, string(plan.head), r.commit)
-		if err != nil {
-			return ev, fmt.Errorf("list the checkpoint's files: %w", err)
-		}
-		changed := make([]string, 0, len(diff))
-		for _, d := range diff {
-			if !checkpoint.IsInfrastructure(d.Path) {
-				changed = append(changed, d.Path)
-			}
-		}
 		ev.Files = session.Intersect(s.FilesTouched, changed)
 	}
 	for _, t := range plan.Transcripts {
@@ -96,5 +197,5 @@ func (en *History) rewoundEvent(ctx context.Context, s session.State, plan *Rewi
 		ev.Transcript = events.Transcript{Path: t.Path, Lines: sc.Lines, Offset: sc.EndOffset, LastUUID: sc.LastUUID}
 		ev.Prompts = sc.Prompts
 	}
-	return ev, nil
+	return ev
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/entirerec/entire/engine"
@@ -27,18 +26,19 @@ var ErrNothingToUndo = errors.New("nothing to undo: no rewind recorded in this w
 // rewindUndo is <git-dir>/entire-rewind-undo: what the last rewind changed and where the state
 // it replaced is kept.
 type rewindUndo struct {
-	Kind         RewindKind       `json:"kind"`
-	Snapshot     string           `json:"snapshot"` // shadow commit with the state before the rewind
-	Target       string           `json:"target"`   // where the rewind went
-	SessionID    string           `json:"session_id"`
-	Head         string           `json:"head"`            // HEAD before the rewind
-	HeadAfter    string           `json:"head_after"`      // HEAD after it (differs after --reset)
-	Index        string           `json:"index,omitempty"` // the index before a --reset, as a tree
-	ShadowBranch string           `json:"shadow_branch,omitempty"`
-	ShadowTip    string           `json:"shadow_tip,omitempty"` // that branch before the rewind moved it
-	Transcripts  []undoTranscript `json:"transcripts,omitempty"`
-	Session      *undoSession     `json:"session_state,omitempty"` // the session's state before
-	CreatedAt    time.Time        `json:"created_at"`
+	Kind          RewindKind       `json:"kind"`
+	Snapshot      string           `json:"snapshot"` // shadow commit with the state before the rewind
+	Target        string           `json:"target"`   // where the rewind went
+	SessionID     string           `json:"session_id"`
+	Head          string           `json:"head"`            // HEAD before the rewind
+	HeadAfter     string           `json:"head_after"`      // HEAD after it (differs after --reset)
+	Index         string           `json:"index,omitempty"` // the index before a --reset, as a tree
+	ShadowBranch  string           `json:"shadow_branch,omitempty"`
+	ShadowTip     string           `json:"shadow_tip,omitempty"` // that branch before the rewind moved it
+	Transcripts   []undoTranscript `json:"transcripts,omitempty"`
+	Session       *undoSession     `json:"session_state,omitempty"`  // the session's state before
+	OtherSessions []undoSession    `json:"other_sessions,omitempty"` // other sessions the rewind changed, before
+	CreatedAt     time.Time        `json:"created_at"`
 }
 
 // undoTranscript is a transcript the rewind wrote; Existed says whether it replaced a file.
@@ -112,7 +112,10 @@ func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 		plan.shadow, plan.shadowTo = rec.ShadowBranch, gitexec.OID(rec.ShadowTip)
 	}
 	if rec.Session != nil {
-		plan.rewound = &sessionRewind{commit: rec.Session.LastShadowCommit, files: rec.Session.FilesTouched, undo: true}
+		plan.rewound = append(plan.rewound, sessionRewind{id: rec.SessionID, commit: rec.Session.LastShadowCommit, files: rec.Session.FilesTouched, undo: true})
+	}
+	for _, u := range rec.OtherSessions {
+		plan.rewound = append(plan.rewound, sessionRewind{id: u.SessionID, commit: u.LastShadowCommit, files: u.FilesTouched, undo: true})
 	}
 	if rec.Kind == RewindReset {
 		plan.newHead, plan.index = gitexec.OID(rec.Head), rec.Index
@@ -126,21 +129,16 @@ func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 // ApplyRewind saves the current state, records how to undo, and carries out the plan. It
 // returns the commit holding the saved state.
 func (en *History) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.OID, error) {
-	sess, err := en.openRewoundSession(plan)
+	sessions, err := en.openRewoundSessions(plan)
 	if err != nil {
 		return "", err
 	}
-	if sess != nil {
-		defer engine.CloseSession(en.Engine, sess)
-	}
+	defer closeRewound(en, sessions)
 	rec, err := en.saveBeforeRewind(ctx, plan)
 	if err != nil {
 		return "", err
 	}
-	if sess != nil {
-		s := sess.State
-		rec.Session = &undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: slices.Clone(s.FilesTouched)}
-	}
+	rec.Session, rec.OtherSessions = undoSessions(plan, sessions)
 	if err := en.recordUndo(ctx, plan, rec); err != nil {
 		return "", err
 	}
@@ -169,7 +167,7 @@ func (en *History) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.O
 	if err := en.writeTranscripts(plan); err != nil {
 		return "", err
 	}
-	en.recordRewound(ctx, sess, plan)
+	en.recordRewound(ctx, sessions, plan)
 	return gitexec.OID(rec.Snapshot), nil
 }
 
