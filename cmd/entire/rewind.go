@@ -153,18 +153,49 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *histor
 			fmt.Fprintf(e.stdout, "  Transcript: %s\n", t.Path)
 		}
 	}
-	resume := strings.Join(plan.Resume, "\n")
-	if resume != "" {
-		resume = " " + resume
-	}
-	if plan.Undo {
-		fmt.Fprintf(e.stdout, "Undid the last rewind: back to the state saved in %s.%s\n", plan.Label, resume)
+	switch {
+	case plan.Undo:
+		fmt.Fprintf(e.stdout, "Undid the last rewind: back to the state saved in %s.%s", plan.Label, resumeLines(plan.Resume, false))
 		fmt.Fprintf(e.stdout, "The state it replaced is saved in %s; `entire rewind --undo` again redoes the rewind.\n", saved.Short(7))
 		return nil
+	case plan.Kind == history.RewindLogsOnly:
+		// The reference's lines for a logs-only rewind: how to resume, and that no file changed.
+		fmt.Fprint(e.stdout, strings.TrimPrefix(resumeLines(plan.Resume, true), " "))
+		fmt.Fprintln(e.stdout, "Note: Working directory unchanged. Use interactive mode for full checkout.")
+	default:
+		fmt.Fprintf(e.stdout, "Rewound to %s.%s", plan.Label, resumeLines(plan.Resume, false))
 	}
-	fmt.Fprintf(e.stdout, "Rewound to %s.%s\n", plan.Label, resume)
 	fmt.Fprintf(e.stdout, "The previous state is saved in %s; `entire rewind --undo` puts it back.\n", saved.Short(7))
 	return nil
+}
+
+// resumeLines is how to continue the rewound sessions (spec §3.5), given the most recent first:
+// one session's command after a space on the line it ends, with its first prompt when prompts
+// is set; several on lines of their own under "Restored <n> sessions. Resume with:", the oldest
+// first and the most recent marked. It ends with a newline.
+func resumeLines(lines []history.ResumeLine, prompts bool) string {
+	line := func(l history.ResumeLine, note string) string {
+		if c := strings.TrimSpace(truncate(oneLine(l.Prompt), 60) + note); c != "" && (prompts || note != "") {
+			return l.Command + "  # " + c
+		}
+		return l.Command
+	}
+	switch len(lines) {
+	case 0:
+		return "\n"
+	case 1:
+		return " " + line(lines[0], "") + "\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nRestored %d sessions. Resume with:\n", len(lines))
+	for i := len(lines) - 1; i >= 0; i-- {
+		note := ""
+		if i == 0 {
+			note = " (most recent)"
+		}
+		b.WriteString("  " + line(lines[i], note) + "\n")
+	}
+	return b.String()
 }
 
 func printPointsJSON(e *env, points []history.RewindPoint) error {

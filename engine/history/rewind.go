@@ -287,7 +287,7 @@ func (en *History) planTemporaryTranscript(ctx context.Context, plan *RewindPlan
 		if err == nil {
 			fmt.Fprintf(en.Stderr, "Checkpoint %s has no transcript for session %s.\n", p.Short(), p.SessionID)
 		}
-		plan.Resume = append(plan.Resume, resumeCommand(p.Agent, p.SessionID))
+		plan.Resume = append(plan.Resume, ResumeLine{Command: resumeCommand(p.Agent, p.SessionID), Prompt: p.SessionPrompt})
 		return err
 	}
 	data, _, err := checkpoint.ReadTranscript(ctx, en.Repo, entries, p.Agent)
@@ -308,7 +308,7 @@ func (en *History) planTemporaryTranscript(ctx context.Context, plan *RewindPlan
 		dest := en.placeTranscript(checkpoint.CommittedMetadata{SessionID: p.SessionID, Agent: p.Agent}, place)
 		plan.Transcripts = append(plan.Transcripts, RewindTranscript{SessionID: p.SessionID, Path: dest, Data: data})
 	}
-	plan.Resume = append(plan.Resume, resumeCommand(p.Agent, p.SessionID))
+	plan.Resume = append(plan.Resume, ResumeLine{Command: resumeCommand(p.Agent, p.SessionID), Prompt: p.SessionPrompt})
 	return nil
 }
 
@@ -336,7 +336,11 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 		plan.Transcripts = append(plan.Transcripts, RewindTranscript{
 			SessionID: s.Meta.SessionID, Path: en.placeTranscript(s.Meta, place), Data: s.Transcript,
 		})
-		plan.Resume = append(plan.Resume, resumeCommand(s.Meta.Agent, s.Meta.SessionID))
+		line := ResumeLine{Command: resumeCommand(s.Meta.Agent, s.Meta.SessionID)}
+		if ps := s.AllPrompts(); len(ps) > 0 {
+			line.Prompt = session.FirstPrompt(ps[0])
+		}
+		plan.Resume = append(plan.Resume, line)
 	}
 	if len(plan.Transcripts) == 0 && len(forgotten) > 0 && plan.Kind == RewindLogsOnly {
 		return fmt.Errorf("checkpoint %s has no transcript to restore: %s", p.CheckpointID, strings.Join(forgotten, "; "))

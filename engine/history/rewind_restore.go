@@ -33,7 +33,7 @@ type RewindPlan struct {
 	Delete      []string
 	Discard     []string // files whose current content no commit or checkpoint holds: the user's own edits
 	Transcripts []RewindTranscript
-	Resume      []string // the commands that continue the sessions
+	Resume      []ResumeLine // how to continue the sessions, the most recent first
 
 	session  string          // the session the saved state is filed under
 	source   string          // the tree-ish files come from
@@ -43,6 +43,11 @@ type RewindPlan struct {
 	shadow   string          // the shadow branch the rewind moves
 	shadowTo gitexec.OID     // where it moves it ("": nowhere)
 	rewound  []sessionRewind // the sessions whose state the rewind changes, the point's first
+}
+
+// ResumeLine is the command that continues a session, with its first prompt ("" unknown).
+type ResumeLine struct {
+	Command, Prompt string
 }
 
 // RewindTranscript is one session transcript a rewind writes (or, undoing, removes).

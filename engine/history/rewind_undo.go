@@ -93,10 +93,10 @@ func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 			}
 		}
 		plan.Transcripts = append(plan.Transcripts, rt)
-		plan.Resume = append(plan.Resume, resumeCommand("", t.SessionID))
+		plan.Resume = append(plan.Resume, ResumeLine{Command: resumeCommand("", t.SessionID)})
 	}
 	if len(plan.Resume) == 0 && rec.SessionID != "unknown" {
-		plan.Resume = append(plan.Resume, resumeCommand("", rec.SessionID))
+		plan.Resume = append(plan.Resume, ResumeLine{Command: resumeCommand("", rec.SessionID)})
 	}
 	if rec.Kind == RewindLogsOnly {
 		return plan, nil
