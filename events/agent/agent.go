@@ -157,3 +157,18 @@ type RangeScanner interface {
 type SubagentCounter interface {
 	SubagentUsage(transcriptPath, sessionID string, ids []string) *events.TokenUsage
 }
+
+// Positioner is implemented by transcripts whose positions need not count lines: Gemini CLI's
+// chat file before v0.39 is one JSON document, rewritten whole every turn, where a position
+// counts messages (events.Transcript.Lines) and a byte offset points at no message. Such a
+// transcript held in memory is read from a position, and cut at one, only through these
+// methods, never by byte offset or line.
+type Positioner interface {
+	// ScanBytesFrom reads a whole transcript held in memory from position from, as ScanFile
+	// reads a file; a position beyond its end is an error wrapping ErrPastEnd.
+	ScanBytesFrom(data []byte, from events.Transcript) (Scan, error)
+	// SkipRecords is a whole transcript held in memory without its first n records, the unit
+	// of events.Transcript.Lines (a document's messages, else lines), in a form ScanBytes
+	// reads.
+	SkipRecords(data []byte, n int) []byte
+}

@@ -20,6 +20,7 @@ type Agent struct{}
 var (
 	_ agent.Agent             = Agent{}
 	_ agent.TurnEndUnreliable = Agent{}
+	_ agent.Positioner        = Agent{}
 )
 
 // Name is the CLI name in `entire hooks gemini <verb>`.
@@ -102,6 +103,14 @@ func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 
 // ScanBytes reads a whole chat file held in memory.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
+
+// ScanBytesFrom reads a whole chat file held in memory from position from.
+func (Agent) ScanBytesFrom(data []byte, from events.Transcript) (agent.Scan, error) {
+	return ScanBytesFrom(data, from)
+}
+
+// SkipRecords is a chat file held in memory without its first n messages (or JSONL lines).
+func (Agent) SkipRecords(data []byte, n int) []byte { return SkipRecords(data, n) }
 
 // DefaultTranscript finds the session's chat file (see TranscriptFor).
 func (Agent) DefaultTranscript(repoRoot, sessionID string) string {

@@ -15,10 +15,11 @@ import (
 	"github.com/entirerec/entire/events/jsonvalid"
 )
 
-// ErrPositionPastEnd is returned (wrapped) by ScanFile when the position lies beyond the chat
-// file: a JSONL offset past its size, or a legacy message count above the messages it holds.
-// The file was truncated, rewound or replaced; the caller should rescan from the start.
-var ErrPositionPastEnd = errors.New("position past end of gemini chat file")
+// ErrPositionPastEnd is returned (wrapped) by ScanFile and ScanBytesFrom when the position lies
+// beyond the chat file: a JSONL offset past its size, or a legacy message count above the
+// messages it holds. The file was truncated, rewound or replaced; the caller should rescan from
+// the start. It is agent.ErrPastEnd, as every agent's scanner reports it.
+var ErrPositionPastEnd = fmt.Errorf("gemini chat file: %w", agent.ErrPastEnd)
 
 // format is one of the two chat file layouts.
 type format int
@@ -62,18 +63,32 @@ func detectBytes(data []byte) format {
 // ScanBytes scans a whole chat file held in memory, in either layout. An invalid legacy
 // document gives an empty Scan.
 func ScanBytes(data []byte) agent.Scan {
-	if detectBytes(data) == formatDocument {
-		s, err := scanDocument(data, 0, 0)
-		if err != nil {
-			return agent.Scan{}
-		}
-		return s
+	s, err := ScanBytesFrom(data, events.Transcript{})
+	if err != nil {
+		return agent.Scan{}
 	}
-	sc := newLineScanner(0)
+	return s
+}
+
+// ScanBytesFrom scans a whole chat file held in memory from position from, as ScanFile scans a
+// file: a legacy document from message from.Lines, JSONL from byte offset from.Offset (a
+// final line without '\n' is left unconsumed). An invalid legacy document is an error.
+func ScanBytesFrom(data []byte, from events.Transcript) (agent.Scan, error) {
+	if from.Offset < 0 || from.Lines < 0 {
+		return agent.Scan{}, fmt.Errorf("scan gemini chat: negative position %d/%d", from.Offset, from.Lines)
+	}
+	if detectBytes(data) == formatDocument {
+		return scanDocument(data, from.Lines, from.Offset)
+	}
+	if from.Offset > int64(len(data)) {
+		return agent.Scan{}, fmt.Errorf("scan gemini chat: offset %d, size %d: %w", from.Offset, len(data), ErrPositionPastEnd)
+	}
+	data = data[from.Offset:]
+	sc := newLineScanner(from.Offset)
 	for {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
-			return sc.finish()
+			return sc.finish(), nil
 		}
 		sc.consume(data[:i])
 		data = data[i+1:]
