@@ -55,7 +55,8 @@ type Slot struct {
 	HasChunks  bool              // the transcript was stored in more than one file
 }
 
-// TranscriptStart is the line where this checkpoint's part of the transcript begins (§3.3).
+// TranscriptStart is the record where this checkpoint's part of the transcript begins (§3.3):
+// a line, or a message of a Gemini CLI chat document (§12.4).
 func (s Slot) TranscriptStart() int {
 	if s.Meta.CheckpointTranscriptStart > 0 {
 		return s.Meta.CheckpointTranscriptStart
@@ -63,8 +64,15 @@ func (s Slot) TranscriptStart() int {
 	return s.Meta.TranscriptLinesAtStart
 }
 
-// ScopedTranscript is the transcript from TranscriptStart on.
-func (s Slot) ScopedTranscript() []byte { return SkipLines(s.Transcript, s.TranscriptStart()) }
+// ScopedTranscript is the transcript from TranscriptStart on: from that line, or, for an agent
+// whose positions need not be lines (agent.Positioner), from that record in its own unit (a
+// Gemini CLI document from that message, as a document of the rest).
+func (s Slot) ScopedTranscript() []byte {
+	if p, ok := s.reader().(agent.Positioner); ok {
+		return p.SkipRecords(s.Transcript, s.TranscriptStart())
+	}
+	return SkipLines(s.Transcript, s.TranscriptStart())
+}
 
 // ScopedPrompts are the prompts of this checkpoint's part of the transcript; without a loaded
 // transcript, prompt.txt serves when the checkpoint starts at the beginning.

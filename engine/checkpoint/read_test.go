@@ -324,3 +324,44 @@ func TestJoinChunksGeminiLines(t *testing.T) {
 		t.Errorf("merged %q (%v)", doc, err)
 	}
 }
+
+// A Gemini CLI chat document's checkpoint_transcript_start counts messages (spec §12.4): the
+// scope of a checkpoint that starts at message 2 is turn 2, whether the document is stored
+// pretty-printed (as Gemini writes it) or merged from chunks (compact); the prompts and the
+// entries explain shows are turn 2's. Its JSONL chat files are scoped by lines, as before.
+func TestReadScopedGeminiDocument(t *testing.T) {
+	pretty := "{\n  \"sessionId\": \"g\",\n  \"messages\": [\n" +
+		"    {\"id\": \"u1\", \"type\": \"user\", \"content\": \"write f1\"},\n" +
+		"    {\"id\": \"g1\", \"type\": \"gemini\", \"content\": \"Wrote f1.\", \"toolCalls\": [{\"name\": \"write_file\", \"args\": {\"file_path\": \"/r/f1.txt\"}}]},\n" +
+		"    {\"id\": \"u2\", \"type\": \"user\", \"content\": \"write f2\"},\n" +
+		"    {\"id\": \"g2\", \"type\": \"gemini\", \"content\": \"Wrote f2.\", \"toolCalls\": [{\"name\": \"write_file\", \"args\": {\"file_path\": \"/r/f2.txt\"}}]}\n" +
+		"  ]\n}"
+	compact := `{"messages":[{"id":"u1","type":"user","content":"write f1"},{"id":"g1","type":"gemini","content":"Wrote f1.","toolCalls":[{"name":"write_file","args":{"file_path":"/r/f1.txt"}}]},` +
+		`{"id":"u2","type":"user","content":"write f2"},{"id":"g2","type":"gemini","content":"Wrote f2.","toolCalls":[{"name":"write_file","args":{"file_path":"/r/f2.txt"}}]}]}`
+	turn2 := `{"messages":[{"id":"u2","type":"user","content":"write f2"},{"id":"g2","type":"gemini","content":"Wrote f2.","toolCalls":[{"name":"write_file","args":{"file_path":"/r/f2.txt"}}]}]}`
+	entries := []checkpoint.TranscriptEntry{
+		{Kind: "user", Text: "write f2"},
+		{Kind: "tool", Tool: "write_file", Text: "/r/f2.txt"},
+		{Kind: "assistant", Text: "Wrote f2."},
+	}
+	for name, doc := range map[string]string{"pretty": pretty, "merged": compact} {
+		s := checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: "Gemini CLI", CheckpointTranscriptStart: 2}, Transcript: []byte(doc)}
+		if got := string(s.ScopedTranscript()); got != turn2 {
+			t.Errorf("%s: scoped transcript = %s, want %s", name, got, turn2)
+		}
+		if diff := cmp.Diff([]string{"write f2"}, s.ScopedPrompts()); diff != "" {
+			t.Errorf("%s: scoped prompts (-want +got):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(entries, s.Entries(s.ScopedTranscript())); diff != "" {
+			t.Errorf("%s: scoped entries (-want +got):\n%s", name, diff)
+		}
+		if diff := cmp.Diff([]string{"write f1", "write f2"}, s.AllPrompts()); diff != "" {
+			t.Errorf("%s: all prompts (-want +got):\n%s", name, diff)
+		}
+	}
+	lines := `{"sessionId":"g"}` + "\n" + `{"id":"u1","type":"user","content":"write f1"}` + "\n" + `{"id":"u2","type":"user","content":"write f2"}` + "\n"
+	s := checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: "Gemini CLI", CheckpointTranscriptStart: 2}, Transcript: []byte(lines)}
+	if diff := cmp.Diff([]string{"write f2"}, s.ScopedPrompts()); diff != "" {
+		t.Errorf("JSONL scoped prompts (-want +got):\n%s", diff)
+	}
+}
