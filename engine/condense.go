@@ -45,6 +45,14 @@ func (en *Engine) sessionTranscript(ctx context.Context, s session.State) (tsour
 	if rerr != nil || blob == nil {
 		return tsource{}, pos, err
 	}
+	if _, ok := rd.(agent.Positioner); ok {
+		// Its positions need not be lines (a Gemini CLI document, whole up to its closing
+		// brace): its reader tells where the copy ends and how many records that makes.
+		sc := rd.ScanBytes(blob)
+		blob = blob[:sc.EndOffset]
+		pos = events.Transcript{Lines: sc.Lines, Offset: sc.EndOffset}
+		return memSource(blob).of(rd), pos, nil
+	}
 	end := bytes.LastIndexByte(blob, '\n') + 1
 	blob = blob[:end]
 	pos = events.Transcript{Lines: bytes.Count(blob, []byte{'\n'}), Offset: int64(end)}
@@ -121,7 +129,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		data = tsource{}
 	}
 	data = data.memoized() // the files' scan and the token usage's are most often one
-	fresh := data.scan(s.Recorder.CondensedOffset)
+	fresh := data.scan(s.Condensed())
 	files := checkpointFiles(s.FilesTouched, en.relFiles(cmp.Or(fresh.Cwd, s.Recorder.AgentCwd), fresh.ModifiedFiles), c.Files)
 	w, err := en.slotContent(ctx, s, data, sessionPrompts(s, data, pos.Path))
 	if err != nil {
@@ -154,7 +162,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		w.meta.TokenUsage = &u
 	}
 	w.attribution = attribution
-	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageOffset)
+	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageFrom())
 	msg := "Checkpoint: " + c.CheckpointID + "\n\nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + strategy + "\nEntire-Agent: " + w.meta.Agent + "\n"
 	if c.Strategy == "" {
@@ -413,7 +421,7 @@ func (en *Engine) finalize(ctx context.Context, s session.State, f session.Final
 	}
 	res := events.CheckpointsFinalized{Transcript: pos, Chunks: chunkRefs(w)}
 	// Lines written after the turn's last commit belong to its last checkpoint's usage delta.
-	extra := usageSince(data, s.Recorder.UsageOffset)
+	extra := usageSince(data, s.Recorder.UsageFrom())
 	for i, id := range f.CheckpointIDs {
 		var add *events.TokenUsage
 		if i == len(f.CheckpointIDs)-1 {
@@ -550,12 +558,12 @@ func checkpointFiles(touched, edited, committed []string) []string {
 	return committed
 }
 
-// usageSince is the token usage of the transcript lines from byte offset off, or nil.
-func usageSince(data tsource, off int64) *events.TokenUsage {
+// usageSince is the token usage of the transcript from position from on, or nil.
+func usageSince(data tsource, from events.Transcript) *events.TokenUsage {
 	if !data.valid() {
 		return nil
 	}
-	u := data.rangeUsage(off, data.scan(off))
+	u := data.rangeUsage(from.Offset, data.scan(from))
 	if u.IsZero() {
 		return nil
 	}
@@ -572,9 +580,9 @@ func sessionPrompts(s session.State, data tsource, path string) []string {
 	}
 	sc := s.Recorder.Scanned
 	if sc.Path != path || path == "" || sc.Offset > data.end || s.Recorder.PromptsOmitted > 0 {
-		return data.scan(0).Prompts
+		return data.scan(events.Transcript{}).Prompts
 	}
-	return append(slices.Clone(s.Recorder.Prompts), data.scan(sc.Offset).Prompts...)
+	return append(slices.Clone(s.Recorder.Prompts), data.scan(sc).Prompts...)
 }
 
 // WithAllPrompts is the session's state with every prompt in it, for a checkpoint's

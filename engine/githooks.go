@@ -158,7 +158,9 @@ func (en *Engine) linkFacts(ctx context.Context, s session.State, changed change
 	if err != nil || fi.Size() <= s.Recorder.CondensedOffset {
 		return overlap, false, nil, nil
 	}
-	sc, err := reader(s.AgentType).ScanFile(s.TranscriptPath, events.Transcript{Path: s.TranscriptPath, Offset: s.Recorder.CondensedOffset})
+	from := s.Condensed()
+	from.Path = s.TranscriptPath
+	sc, err := reader(s.AgentType).ScanFile(s.TranscriptPath, from)
 	if err != nil {
 		return overlap, false, nil, nil
 	}

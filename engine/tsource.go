@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,19 +25,19 @@ type tsource struct {
 	scans *scanMemo // scans already made, when memoized
 }
 
-// scanMemo keeps a transcript's scans by starting offset: a condensation asks for the lines
+// scanMemo keeps a transcript's scans by starting position: a condensation asks for the lines
 // since the last condensation for its files and again for its token usage, most often from
-// the same offset, and a scan parses every line. Scans of a range (scanTo) are kept by range:
+// the same position, and a scan parses every line. Scans of a range (scanTo) are kept by range:
 // the token usage and its delta may both need the same lines before them.
 type scanMemo struct {
 	mu     sync.Mutex
-	from   map[int64]agent.Scan
+	from   map[events.Transcript]agent.Scan // keyed by Offset and Lines only
 	ranges map[[2]int64]agent.Scan
 }
 
 // memoized returns t with its scans kept for every copy of the result.
 func (t tsource) memoized() tsource {
-	t.scans = &scanMemo{from: map[int64]agent.Scan{}, ranges: map[[2]int64]agent.Scan{}}
+	t.scans = &scanMemo{from: map[events.Transcript]agent.Scan{}, ranges: map[[2]int64]agent.Scan{}}
 	return t
 }
 
@@ -95,10 +96,17 @@ func (t tsource) start(from int64) int64 {
 	return from
 }
 
-// scan parses the complete lines from offset from, streaming a file. A memoized source
-// returns the scan it made before from the same offset; its slices are shared, read only.
-func (t tsource) scan(from int64) agent.Scan {
-	from = t.start(from)
+// scan parses the records from position from (its byte offset and its count of records, as
+// events.Transcript holds them; the agent's reader decides which one places it: a JSON-lines
+// transcript's offset, a Gemini CLI document's message count) to the last complete line,
+// streaming a file. A position outside the transcript reads it from its start. A memoized
+// source returns the scan it made before from the same position; its slices are shared,
+// read only.
+func (t tsource) scan(from events.Transcript) agent.Scan {
+	from = events.Transcript{Offset: from.Offset, Lines: from.Lines}
+	if from.Offset != t.start(from.Offset) || from.Lines < 0 {
+		from = events.Transcript{}
+	}
 	if t.scans == nil {
 		return t.scanOnce(from)
 	}
@@ -113,11 +121,20 @@ func (t tsource) scan(from int64) agent.Scan {
 }
 
 // scanOnce is scan without the memo.
-func (t tsource) scanOnce(from int64) agent.Scan {
-	if t.path == "" {
-		return t.reader().ScanBytes(t.mem[from:t.end])
+func (t tsource) scanOnce(from events.Transcript) agent.Scan {
+	var sc agent.Scan
+	var err error
+	switch p, ok := t.reader().(agent.Positioner); {
+	case t.path != "":
+		sc, err = t.reader().ScanFile(t.path, events.Transcript{Path: t.path, Offset: from.Offset, Lines: from.Lines})
+	case ok:
+		sc, err = p.ScanBytesFrom(t.mem[:t.end], from)
+	default:
+		return t.reader().ScanBytes(t.mem[from.Offset:t.end])
 	}
-	sc, err := t.reader().ScanFile(t.path, events.Transcript{Path: t.path, Offset: from})
+	if errors.Is(err, agent.ErrPastEnd) && from != (events.Transcript{}) {
+		return t.scanOnce(events.Transcript{}) // cut or rewritten shorter: read it all
+	}
 	if err != nil {
 		return agent.Scan{}
 	}

@@ -22,23 +22,23 @@ func TestMemoizedScanReadsOnce(t *testing.T) {
 	}
 	plain := fileSource(path, int64(len(data)))
 	memo := plain.memoized()
-	whole, later := plain.scan(0), plain.scan(int64(len(first)))
+	whole, later := plain.scan(events.Transcript{}), plain.scan(events.Transcript{Offset: int64(len(first)), Lines: 1})
 	if len(whole.Prompts) != 2 || len(later.Prompts) != 1 {
 		t.Fatalf("scans: %q and %q", whole.Prompts, later.Prompts)
 	}
-	if got := memo.scan(0); !reflect.DeepEqual(got, whole) {
+	if got := memo.scan(events.Transcript{}); !reflect.DeepEqual(got, whole) {
 		t.Errorf("memoized scan = %+v, want %+v", got, whole)
 	}
-	if got := memo.scan(int64(len(first))); !reflect.DeepEqual(got, later) {
+	if got := memo.scan(events.Transcript{Offset: int64(len(first)), Lines: 1}); !reflect.DeepEqual(got, later) {
 		t.Errorf("memoized scan from the second line = %+v, want %+v", got, later)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if got := memo.scan(0); !reflect.DeepEqual(got, whole) {
+	if got := memo.scan(events.Transcript{}); !reflect.DeepEqual(got, whole) {
 		t.Errorf("second memoized scan = %+v, want the first", got)
 	}
-	if got := plain.scan(0); len(got.Prompts) != 0 {
+	if got := plain.scan(events.Transcript{}); len(got.Prompts) != 0 {
 		t.Errorf("an unmemoized scan of a removed file = %+v", got)
 	}
 }
@@ -68,25 +68,26 @@ func TestRangeUsageCopilotShutdown(t *testing.T) {
 	first := events.TokenUsage{OutputTokens: 50, APICallCount: 2}
 	second := events.TokenUsage{InputTokens: 4000, OutputTokens: 50, APICallCount: 2}
 	from := int64(len(turn1))
+	at := events.Transcript{Offset: from, Lines: 4}
 	for name, src := range map[string]tsource{
 		"file":   fileSource(path, int64(len(data))).of(copilot.Agent{}),
 		"memory": memSource(data).of(copilot.Agent{}),
 	} {
 		t.Run(name, func(t *testing.T) {
 			src = src.memoized()
-			if sc := src.scan(from); sc.Usage != totals {
+			if sc := src.scan(at); sc.Usage != totals {
 				t.Fatalf("the scan from turn 2 = %+v, want the run's totals %+v (the case under test)", sc.Usage, totals)
 			}
-			if got := src.rangeUsage(from, src.scan(from)); got != second {
+			if got := src.rangeUsage(from, src.scan(at)); got != second {
 				t.Errorf("usage from turn 2 = %+v, want %+v", got, second)
 			}
-			if got := src.rangeUsage(0, src.scan(0)); got != totals {
+			if got := src.rangeUsage(0, src.scan(events.Transcript{})); got != totals {
 				t.Errorf("usage from the start = %+v, want %+v", got, totals)
 			}
 			if got, ok := src.scanTo(0, from); !ok || got.Usage != first {
 				t.Errorf("usage before turn 2 = %+v (ok %v), want %+v", got.Usage, ok, first)
 			}
-			if got := usageSince(src, from); got == nil || *got != second {
+			if got := usageSince(src, at); got == nil || *got != second {
 				t.Errorf("usageSince(turn 2) = %+v, want %+v", got, second)
 			}
 			// The scans before the range are kept: the file is not read again.
@@ -94,7 +95,7 @@ func TestRangeUsageCopilotShutdown(t *testing.T) {
 				if err := os.Remove(path); err != nil {
 					t.Fatal(err)
 				}
-				if got := src.rangeUsage(from, src.scan(from)); got != second {
+				if got := src.rangeUsage(from, src.scan(at)); got != second {
 					t.Errorf("usage from turn 2, memoized = %+v, want %+v", got, second)
 				}
 			}

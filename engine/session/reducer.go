@@ -431,7 +431,7 @@ func Evolve(in State, e events.Event) State {
 		s.FilesTouched = nil
 		s.LastCheckpointID = d.CheckpointID
 		s.Recorder.LastShadowCommit = ""
-		s.Recorder.UsageOffset = d.Transcript.Offset
+		s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
 		if len(d.Chunks) > 0 {
 			s.Recorder.Chunks, s.Recorder.ChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
 		}
@@ -474,7 +474,7 @@ func Evolve(in State, e events.Event) State {
 			s.Recorder.Chunks, s.Recorder.ChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
 		}
 		if len(d.Finalized) > 0 && d.Transcript.Offset > s.Recorder.UsageOffset {
-			s.Recorder.UsageOffset = d.Transcript.Offset
+			s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
 		}
 	}
 	return s

@@ -25,5 +25,7 @@ func (s *State) rewound(d events.Rewound) {
 		s.Recorder.CondensedOffset = d.Transcript.Offset
 		s.CheckpointTranscriptStart = d.Transcript.Lines
 	}
-	s.Recorder.UsageOffset = min(s.Recorder.UsageOffset, d.Transcript.Offset)
+	if s.Recorder.UsageOffset > d.Transcript.Offset {
+		s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
+	}
 }

@@ -43,7 +43,7 @@ func fixture(p Phase) State {
 		Recorder: Recorder{JournalSeq: evSeq - 1, JournalOffset: 700,
 			TurnStart:  events.Transcript{Path: "/t/old.jsonl", Lines: 3, Offset: 300, LastUUID: "u3"},
 			TurnPrompt: "first prompt", CondensedOffset: 300, DirtyAtTurnStart: []string{"x.go"},
-			Chunks: []events.ChunkRef{{End: 300, Blob: "c1"}}, ChunksPath: "/t/old.jsonl", UsageOffset: 300,
+			Chunks: []events.ChunkRef{{End: 300, Blob: "c1"}}, ChunksPath: "/t/old.jsonl", UsageOffset: 300, UsageLines: 3,
 			LastShadowCommit: rShadow},
 	}
 	if p.Normalize() == PhaseEnded {
@@ -446,11 +446,13 @@ func TestEvolve(t *testing.T) {
 			events.CarriedForward{NewBase: rHead}, func(s *State, _ Phase) { s.BaseCommit = rHead }},
 		{"all finalized", finalizing, events.CheckpointsFinalized{Finalized: []string{cpNew, cpOld},
 			Transcript: events.Transcript{Lines: 20, Offset: 2000}}, func(s *State, _ Phase) {
-			s.TurnCheckpointIDs, s.CheckpointTranscriptStart, s.Recorder.CondensedOffset, s.Recorder.UsageOffset = nil, 20, 2000, 2000
+			s.TurnCheckpointIDs, s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = nil, 20, 2000
+			s.Recorder.UsageOffset, s.Recorder.UsageLines = 2000, 20
 		}},
 		{"some finalized, the failed stay pending", finalizing, events.CheckpointsFinalized{Finalized: []string{cpNew},
 			Failed: map[string]string{cpOld: "boom"}, Transcript: events.Transcript{Lines: 20, Offset: 2000}}, func(s *State, _ Phase) {
-			s.TurnCheckpointIDs, s.CheckpointTranscriptStart, s.Recorder.CondensedOffset, s.Recorder.UsageOffset = []string{cpOld}, 20, 2000, 2000
+			s.TurnCheckpointIDs, s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = []string{cpOld}, 20, 2000
+			s.Recorder.UsageOffset, s.Recorder.UsageLines = 2000, 20
 		}},
 		{"none finalized, chunks stored", finalizing, events.CheckpointsFinalized{Failed: map[string]string{cpOld: "boom", cpNew: "boom"},
 			Transcript: events.Transcript{Path: "/t/new.jsonl", Lines: 20, Offset: 2000}, Chunks: []events.ChunkRef{{End: 1500, Blob: "c3"}}},
@@ -494,7 +496,8 @@ func TestEvolve(t *testing.T) {
 			s.FilesTouched, s.Recorder.LastShadowCommit = []string{"b.go"}, rShadow2
 			s.Recorder.Scanned = events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200, LastUUID: "u2"}
 			s.Recorder.Prompts, s.Recorder.TurnPrompt = []string{"zeroth", "first"}, "first"
-			s.Recorder.CondensedOffset, s.CheckpointTranscriptStart, s.Recorder.UsageOffset = 200, 2, 200
+			s.Recorder.CondensedOffset, s.CheckpointTranscriptStart = 200, 2
+			s.Recorder.UsageOffset, s.Recorder.UsageLines = 200, 2
 		}},
 	}
 	for _, tc := range tests {
@@ -577,7 +580,8 @@ func condensedState(s *State) {
 	s.BaseCommit, s.AttributionBaseCommit, s.CheckpointCount = rHead, rHead, 0
 	s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = 12, 1200
 	s.PromptAttributions, s.PendingPromptAttribution, s.FilesTouched = nil, nil, nil
-	s.LastCheckpointID, s.Recorder.LastShadowCommit, s.Recorder.UsageOffset = cpNew, "", 1200
+	s.LastCheckpointID, s.Recorder.LastShadowCommit = cpNew, ""
+	s.Recorder.UsageOffset, s.Recorder.UsageLines = 1200, 12
 }
 
 func TestEvolveFirstTurnCreatesState(t *testing.T) {

@@ -102,8 +102,11 @@ type Recorder struct {
 	Tasks []OpenTask `json:"tasks,omitempty"`
 	// TaskSteps numbers the incremental subagent checkpoints.
 	TaskSteps int `json:"task_steps,omitempty"`
-	// UsageOffset is how far (bytes) the transcript's token usage is attributed to checkpoints.
+	// UsageOffset is how far (bytes) the transcript's token usage is attributed to checkpoints;
+	// UsageLines is the same position's count of records (lines, or a Gemini CLI document's
+	// messages, where the byte offset points at no message).
 	UsageOffset int64 `json:"usage_offset,omitempty"`
+	UsageLines  int   `json:"usage_lines,omitempty"`
 	// LastShadowCommit is the session's newest temporary checkpoint.
 	LastShadowCommit string `json:"last_shadow_commit,omitempty"`
 	// PreparedID is the checkpoint ID prepare-commit-msg linked the commit being made to; the
@@ -122,6 +125,11 @@ type Recorder struct {
 	// ShadowToDelete is the shadow branch a condensation emptied; it is deleted (unless another
 	// session still builds on it) by the same hook or, after a crash, the next one.
 	ShadowToDelete *DeleteShadow `json:"shadow_to_delete,omitempty"`
+}
+
+// UsageFrom is the transcript position from which token usage is not attributed yet.
+func (r Recorder) UsageFrom() events.Transcript {
+	return events.Transcript{Offset: r.UsageOffset, Lines: r.UsageLines}
 }
 
 // State is the materialized session state, written as <git-common-dir>/entire-sessions/<id>.json
@@ -159,6 +167,12 @@ type State struct {
 
 // Exists reports whether the state belongs to a session (the zero State does not).
 func (s State) Exists() bool { return s.SessionID != "" }
+
+// Condensed is the transcript position condensed so far: checkpoint_transcript_start (lines,
+// or a Gemini CLI document's messages) at its byte offset.
+func (s State) Condensed() events.Transcript {
+	return events.Transcript{Offset: s.Recorder.CondensedOffset, Lines: s.CheckpointTranscriptStart}
+}
 
 // HasNewContent reports whether the session has work not yet condensed.
 func (s State) HasNewContent() bool { return s.CheckpointCount > 0 || len(s.FilesTouched) > 0 }
