@@ -419,9 +419,13 @@ func (en *Engine) finalize(ctx context.Context, s session.State, f session.Final
 	if err != nil {
 		return nil, fmt.Errorf("finalize: %w", err)
 	}
-	res := events.CheckpointsFinalized{Transcript: pos, Chunks: chunkRefs(w)}
-	// Lines written after the turn's last commit belong to its last checkpoint's usage delta.
-	extra := usageSince(data, s.Recorder.UsageFrom())
+	res := events.CheckpointsFinalized{Transcript: pos, Chunks: chunkRefs(w), ScopeKept: f.KeepScope}
+	// Lines written after the turn's last commit belong to its last checkpoint's usage delta,
+	// unless work still waiting to be condensed (a carried-forward file) will count them.
+	var extra *events.TokenUsage
+	if !f.KeepScope {
+		extra = usageSince(data, s.Recorder.UsageFrom())
+	}
 	for i, id := range f.CheckpointIDs {
 		var add *events.TokenUsage
 		if i == len(f.CheckpointIDs)-1 {

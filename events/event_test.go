@@ -29,7 +29,7 @@ func samples() []Payload {
 		ShadowBranchDeleted{Branch: "x", Commit: "c"},
 		CheckpointCondensed{CheckpointID: "0123456789ab", MetadataCommit: "m", UserCommit: "u", Slot: 1, Provisional: true},
 		CarriedForward{Branch: "x", Commit: "c", Files: []string{"a"}},
-		CheckpointsFinalized{Finalized: []string{"a"}, Failed: map[string]string{"b": "boom"}},
+		CheckpointsFinalized{Finalized: []string{"a"}, Failed: map[string]string{"b": "boom"}, ScopeKept: true},
 		TaskCheckpointWritten{Branch: "x", Commit: "c", ToolUseID: "toolu_1", Sequence: 2},
 		EffectFailed{Effect: "condense", CheckpointID: "0123456789ab", Error: "boom"},
 		CommitPrepared{CheckpointID: "0123456789ab"},

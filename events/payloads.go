@@ -273,6 +273,9 @@ type CheckpointsFinalized struct {
 	Failed     map[string]string `json:"failed,omitempty"` // checkpoint ID -> error; kept pending
 	Transcript Transcript        `json:"transcript"`
 	Chunks     []ChunkRef        `json:"chunks,omitempty"`
+	// ScopeKept: the session had work waiting to be condensed, so the transcript after the
+	// turn's last commit (its lines and their token usage) was left to that work's checkpoint.
+	ScopeKept bool `json:"scope_kept,omitempty"`
 }
 
 // EventType implements Payload.

@@ -72,6 +72,11 @@ type WriteTaskCheckpoint struct {
 // Finalize rewrites provisional checkpoints with the complete transcript.
 type Finalize struct {
 	CheckpointIDs []string
+	// KeepScope: the session has work waiting to be condensed (a carried-forward file, edits
+	// after the turn's last commit). The transcript after that commit stays its checkpoint's:
+	// neither its start (seed caveat 5: a carry-forward checkpoint holds the whole transcript)
+	// nor its token usage moves to the finalized checkpoints.
+	KeepScope bool
 }
 
 func (MigrateShadow) EffectName() string         { return "migrate-shadow" }
@@ -90,13 +95,13 @@ func Decide(s State, e events.Event) []Effect {
 	var out []Effect
 	switch d := e.Data.(type) {
 	case events.SessionStarted:
-		out = appendFinalize(out, s)
+		out = appendFinalize(out, s, s.HasNewContent())
 	case events.TurnStarted:
 		if s.Exists() && d.Worktree.Head != "" && s.BaseCommit != d.Worktree.Head {
 			out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Worktree.Head})
 		}
 		// A turn that never reached its end (crash, interrupt) left provisional checkpoints.
-		out = appendFinalize(out, s)
+		out = appendFinalize(out, s, s.HasNewContent())
 	case events.TurnEnded:
 		if !s.Exists() && d.Worktree.Head == "" {
 			return nil
@@ -105,16 +110,17 @@ func Decide(s State, e events.Event) []Effect {
 			// HEAD moved during the turn (the agent pulled, stashed or rebased).
 			out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Worktree.Head})
 		}
-		switch files := turnFiles(s, d); {
+		files := turnFiles(s, d)
+		switch {
 		case len(files) == 0:
 		case d.Strategy == events.StrategyAutoCommit && d.CheckpointID != "":
 			out = append(out, AutoCommit{Files: files, CheckpointID: d.CheckpointID})
 		default:
 			out = append(out, WriteShadowCheckpoint{Files: files, Reset: s.ShouldResetShadowBranch})
 		}
-		out = appendFinalize(out, s)
+		out = appendFinalize(out, s, s.HasNewContent() || len(files) > 0)
 	case events.SessionStopped:
-		out = appendFinalize(out, s)
+		out = appendFinalize(out, s, s.HasNewContent())
 	case events.SubagentEnded:
 		switch {
 		case len(d.Files) == 0 || d.Worktree.Head == "":
@@ -237,11 +243,13 @@ func shouldCondense(s State, phase Phase, d events.GitCommitted) bool {
 	}
 }
 
-func appendFinalize(out []Effect, s State) []Effect {
+// appendFinalize adds the finalization of the turn's provisional checkpoints, if any; waiting
+// tells whether the session still has work to condense once the event is applied.
+func appendFinalize(out []Effect, s State, waiting bool) []Effect {
 	if len(s.TurnCheckpointIDs) == 0 {
 		return out
 	}
-	return append(out, Finalize{CheckpointIDs: cloneStrings(s.TurnCheckpointIDs)})
+	return append(out, Finalize{CheckpointIDs: cloneStrings(s.TurnCheckpointIDs), KeepScope: waiting})
 }
 
 // Evolve applies one event to a state and returns the new state. It is pure: time comes from
@@ -466,14 +474,17 @@ func Evolve(in State, e events.Event) State {
 			}
 		}
 		s.TurnCheckpointIDs = pending
-		if len(d.Finalized) > 0 && d.Transcript.Lines > s.CheckpointTranscriptStart {
+		// The finalized checkpoints now hold the transcript to its end, and the next checkpoint
+		// starts there, unless work waiting to be condensed keeps it (Finalize.KeepScope).
+		moved := len(d.Finalized) > 0 && !d.ScopeKept
+		if moved && d.Transcript.Lines > s.CheckpointTranscriptStart {
 			s.CheckpointTranscriptStart = d.Transcript.Lines
 			s.Recorder.CondensedOffset = d.Transcript.Offset
 		}
 		if len(d.Chunks) > 0 {
 			s.Recorder.Chunks, s.Recorder.ChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
 		}
-		if len(d.Finalized) > 0 && d.Transcript.Offset > s.Recorder.UsageOffset {
+		if moved && d.Transcript.Offset > s.Recorder.UsageOffset {
 			s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
 		}
 	}

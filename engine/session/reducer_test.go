@@ -111,7 +111,9 @@ func scribble(s *State) {
 }
 
 func TestDecideInputEvents(t *testing.T) {
-	fin := Finalize{CheckpointIDs: []string{cpOld}}
+	// The fixture has uncommitted work: finalization leaves it the transcript after the commit.
+	fin := Finalize{CheckpointIDs: []string{cpOld}, KeepScope: true}
+	finAll := Finalize{CheckpointIDs: []string{cpOld}}
 	migrate := MigrateShadow{OldBase: rBase, NewBase: rHead}
 	// After a linked commit that does not condense it, a session takes its uncommitted files to
 	// the new HEAD (rather than its shadow branch renamed: the commit condensed from it).
@@ -135,6 +137,8 @@ func TestDecideInputEvents(t *testing.T) {
 	}{
 		{"session start finalizes leftovers", nil, events.SessionStarted{SessionID: "sess-1"}, every[[]Effect]([]Effect{fin})},
 		{"session start, nothing pending", noPending, events.SessionStarted{SessionID: "sess-1"}, every[[]Effect](nil)},
+		{"session start finalizes leftovers, nothing waiting", nothingNew, events.SessionStarted{SessionID: "sess-1"},
+			every[[]Effect]([]Effect{finAll})},
 		{"turn start, HEAD unchanged", nil, events.TurnStarted{Worktree: same}, every[[]Effect]([]Effect{fin})},
 		{"turn start, HEAD moved", nil, events.TurnStarted{Worktree: head}, every[[]Effect]([]Effect{migrate, fin})},
 		{"turn start, unborn HEAD", noPending, events.TurnStarted{}, every[[]Effect](nil)},
@@ -146,6 +150,11 @@ func TestDecideInputEvents(t *testing.T) {
 		{"turn end, HEAD moved during the turn", nil, events.TurnEnded{Worktree: head, Files: []string{"e.go"}},
 			every[[]Effect]([]Effect{migrate, WriteShadowCheckpoint{Files: []string{"e.go"}}, fin})},
 		{"turn end without files", noPending, events.TurnEnded{Worktree: same}, every[[]Effect](nil)},
+		// Deferred finalization after a mid-turn commit that left nothing (no carry-forward): the
+		// finalized checkpoints take the rest of the transcript, unless the turn left new work.
+		{"turn end finalizes, nothing waiting", nothingNew, events.TurnEnded{Worktree: same}, every[[]Effect]([]Effect{finAll})},
+		{"turn end finalizes, the turn left files", nothingNew, events.TurnEnded{Worktree: same, Files: []string{"e.go"}},
+			every[[]Effect]([]Effect{WriteShadowCheckpoint{Files: []string{"e.go"}}, fin})},
 		// The agent's files: edited and still dirty, or dirty now and not at turn start.
 		{"turn end decides the agent's files from the facts", noPending, events.TurnEnded{Worktree: same,
 			Edited: []string{"e.go", "reverted.go"}, Dirty: []string{"e.go", "made-by-shell.go", "x.go"}},
@@ -448,6 +457,12 @@ func TestEvolve(t *testing.T) {
 			Transcript: events.Transcript{Lines: 20, Offset: 2000}}, func(s *State, _ Phase) {
 			s.TurnCheckpointIDs, s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = nil, 20, 2000
 			s.Recorder.UsageOffset, s.Recorder.UsageLines = 2000, 20
+		}},
+		// Work waiting to be condensed (a carried-forward file) keeps its transcript scope and
+		// usage: its checkpoint starts where it did (seed caveat 5), not at the turn's end.
+		{"all finalized, work waiting keeps its scope", finalizing, events.CheckpointsFinalized{Finalized: []string{cpNew, cpOld},
+			Transcript: events.Transcript{Lines: 20, Offset: 2000}, ScopeKept: true}, func(s *State, _ Phase) {
+			s.TurnCheckpointIDs = nil
 		}},
 		{"some finalized, the failed stay pending", finalizing, events.CheckpointsFinalized{Finalized: []string{cpNew},
 			Failed: map[string]string{cpOld: "boom"}, Transcript: events.Transcript{Lines: 20, Offset: 2000}}, func(s *State, _ Phase) {
