@@ -112,10 +112,11 @@ func Decide(s State, e events.Event) []Effect {
 		}
 		files := turnFiles(s, d)
 		switch {
-		case len(files) == 0:
 		case d.Strategy == events.StrategyAutoCommit && d.CheckpointID != "":
-			out = append(out, AutoCommit{Files: files, CheckpointID: d.CheckpointID})
-		default:
+			if len(files) > 0 {
+				out = append(out, AutoCommit{Files: files, CheckpointID: d.CheckpointID})
+			}
+		case checkpointDue(s, d):
 			out = append(out, WriteShadowCheckpoint{Files: files, Reset: s.ShouldResetShadowBranch})
 		}
 		out = appendFinalize(out, s, s.HasNewContent() || len(files) > 0)
@@ -332,9 +333,10 @@ func Evolve(in State, e events.Event) State {
 		}
 		// The turn's files are the session's whether or not its checkpoint can be written: a
 		// lost race on the shadow branch must not drop them from the next commit's checkpoint.
+		// Files the agent wrote back to HEAD's content are no longer its work.
 		files := turnFiles(in, d)
-		s.FilesTouched = MergeSorted(s.FilesTouched, files)
-		if len(files) == 0 {
+		s.FilesTouched = MergeSorted(without(s.FilesTouched, revertedFiles(in, d)), files)
+		if !checkpointDue(in, d) {
 			s.ShouldResetShadowBranch = false
 		}
 	case events.SessionStopped:
@@ -546,6 +548,30 @@ func turnFiles(s State, d events.TurnEnded) []string {
 	return agentFiles(d.Edited, d.Dirty, s.Recorder.DirtyAtTurnStart)
 }
 
+// revertedFiles are the session's files the agent wrote back in the turn: the transcript says
+// it edited them and the worktree shows no change for them now (HEAD's content again). They
+// leave the session's files, and the turn's checkpoint holds them as HEAD does, so that neither
+// the shadow branch's tip nor the newest rewind point brings back what the agent undid.
+func revertedFiles(s State, d events.TurnEnded) []string {
+	if len(d.Edited) == 0 {
+		return nil
+	}
+	edited, dirty := set(d.Edited), set(d.Dirty)
+	var out []string
+	for _, p := range s.FilesTouched {
+		if edited[p] && !dirty[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checkpointDue reports whether a manual-commit turn end writes a shadow checkpoint: the turn
+// left files of the agent's, or reverted some of the session's (revertedFiles).
+func checkpointDue(s State, d events.TurnEnded) bool {
+	return len(turnFiles(s, d)) > 0 || len(revertedFiles(s, d)) > 0
+}
+
 // agentFiles is the rule of turnFiles.
 func agentFiles(edited, dirty, dirtyAtStart []string) []string {
 	isDirty, wasDirty := set(dirty), set(dirtyAtStart)
@@ -561,6 +587,21 @@ func agentFiles(edited, dirty, dirtyAtStart []string) []string {
 		}
 	}
 	return MergeSorted(nil, out)
+}
+
+// without is list less the elements of drop, in list's order (a new slice; nil when empty).
+func without(list, drop []string) []string {
+	if len(drop) == 0 {
+		return cloneStrings(list)
+	}
+	gone := set(drop)
+	var out []string
+	for _, x := range list {
+		if !gone[x] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // withoutPending drops the pending condensation of a checkpoint ID (a new copy).

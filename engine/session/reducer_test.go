@@ -161,6 +161,12 @@ func TestDecideInputEvents(t *testing.T) {
 			every[[]Effect]([]Effect{WriteShadowCheckpoint{Files: []string{"e.go", "made-by-shell.go"}}})},
 		{"turn end, nothing the agent's left dirty", noPending, events.TurnEnded{Worktree: same,
 			Edited: []string{"reverted.go"}, Dirty: []string{"x.go"}}, every[[]Effect](nil)},
+		// A session file the agent wrote back to HEAD's content: the checkpoint records it so.
+		{"turn end, the agent reverted a session file", noPending, events.TurnEnded{Worktree: same,
+			Edited: []string{"d.go"}, Dirty: []string{"x.go"}}, every[[]Effect]([]Effect{WriteShadowCheckpoint{}})},
+		{"turn end, auto-commit, the agent reverted a session file", func(s *State) { noPending(s); s.Recorder.Strategy = events.StrategyAutoCommit },
+			events.TurnEnded{Worktree: same, Edited: []string{"d.go"}, Strategy: events.StrategyAutoCommit, CheckpointID: cpNew},
+			every[[]Effect](nil)},
 		{"subagent left files", nil, events.SubagentEnded{ToolUseID: "toolu_1", Worktree: same, Files: []string{"e.go"}, Incremental: true},
 			every[[]Effect]([]Effect{WriteTaskCheckpoint{ToolUseID: "toolu_1", Incremental: true}})},
 		{"subagent left no files", nil, events.SubagentEnded{ToolUseID: "toolu_1", Worktree: same}, every[[]Effect](nil)},
@@ -354,6 +360,16 @@ func TestEvolve(t *testing.T) {
 			s.TokenUsage = &turnEnd.Usage
 			s.FilesTouched = []string{"b.go", "d.go", "e.go"}
 		}},
+		// The agent wrote d.go back to HEAD's content: it is no longer the session's work, and the
+		// checkpoint that records the revert still takes the pending reset.
+		{"turn end, the agent reverted a session file", resetPending, events.TurnEnded{SessionID: "sess-1",
+			Edited: []string{"d.go", "e.go"}, Dirty: []string{"e.go", "x.go"}},
+			func(s *State, p Phase) {
+				if p == PhaseActive {
+					s.Phase, s.LastInteractionTime = PhaseIdle, &at
+				}
+				s.FilesTouched = []string{"b.go", "e.go"}
+			}},
 		{"turn end without files or usage clears the reset", resetPending, events.TurnEnded{SessionID: "sess-1"},
 			func(s *State, p Phase) {
 				if p == PhaseActive {
