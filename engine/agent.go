@@ -198,8 +198,6 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		// A turn the agent never closed whose transcript holds nothing new (the turn a session
 		// start opened, before the first prompt): nothing the worktree gained is the agent's.
 		in.Edited, in.Dirty = nil, nil
-	} else {
-		in.Gone = en.goneFiles(ctx, s, in.Dirty)
 	}
 	if len(scan.ModifiedFiles) > 0 {
 		en.startWorktreeChanges(ctx, wt.Head, in.Dirty)
@@ -211,38 +209,6 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		}
 	}
 	return en.Run(ctx, sess, en.Event(in))
-}
-
-// goneFiles are the session's files whose change neither the worktree (dirty, its changed
-// paths) nor an entry of the stash list holds: undone rather than stashed (seed 003 "dismiss
-// and start fresh" against seed scenario 6). A stash that cannot be read counts as holding
-// every file, so a failure never drops the session's work.
-func (en *Engine) goneFiles(ctx context.Context, s session.State, dirty []string) []string {
-	isDirty := map[string]bool{}
-	for _, p := range dirty {
-		isDirty[p] = true
-	}
-	var clean []string
-	for _, p := range s.FilesTouched {
-		if !isDirty[p] && !checkpoint.IsInfrastructure(p) {
-			clean = append(clean, p)
-		}
-	}
-	if len(clean) == 0 {
-		return nil
-	}
-	held, err := en.Repo.StashedPaths(ctx, clean)
-	if err != nil {
-		en.Log.Warn("read the stash list; keeping the session's files", "session_id", s.SessionID, "error", err.Error())
-		return nil
-	}
-	var out []string
-	for _, p := range clean {
-		if !held[p] {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // subagentUsage is the usage of the subagents a turn's lines report (entire-format.md §12.3),

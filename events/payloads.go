@@ -78,10 +78,6 @@ type TurnEnded struct {
 	Dirty  []string `json:"dirty,omitempty"`
 	// Files are the agent's files as journals before edited/dirty decided them.
 	Files []string `json:"files,omitempty"`
-	// Gone are the session's files (files_touched at the turn's end) that neither the worktree
-	// nor any entry of the stash list holds a change to: their change was undone (the user
-	// dismissed it, a command reverted it), not put away with git stash.
-	Gone []string `json:"gone,omitempty"`
 	// Usage is this turn's token usage.
 	Usage   TokenUsage `json:"usage"`
 	Summary string     `json:"summary,omitempty"`

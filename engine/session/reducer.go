@@ -333,10 +333,9 @@ func Evolve(in State, e events.Event) State {
 		}
 		// The turn's files are the session's whether or not its checkpoint can be written: a
 		// lost race on the shadow branch must not drop them from the next commit's checkpoint.
-		// Files whose change was undone (written back by the agent, dismissed by the user) are
-		// no longer its work; stashed ones stay.
+		// Files the agent wrote back to HEAD's content are no longer its work.
 		files := turnFiles(in, d)
-		s.FilesTouched = MergeSorted(without(s.FilesTouched, undoneFiles(in, d)), files)
+		s.FilesTouched = MergeSorted(without(s.FilesTouched, revertedFiles(in, d)), files)
 		if !checkpointDue(in, d) {
 			s.ShouldResetShadowBranch = false
 		}
@@ -369,20 +368,10 @@ func Evolve(in State, e events.Event) State {
 		s.BaseCommit = d.NewBase
 	case events.ShadowCheckpointWritten:
 		// A reset starts a new commit chain on the shadow branch; the session's own files keep
-		// accumulating across prompts (seed scenarios 5 and 6). When none of its earlier files
-		// is left (their changes were dismissed, not stashed), its count starts afresh too
-		// (seed 003 "dismiss and start fresh").
+		// accumulating across prompts (seed scenarios 5 and 6).
 		s.CheckpointCount++
-		fresh := d.Reset && len(without(s.FilesTouched, d.Files)) == 0
-		if fresh {
-			s.CheckpointCount = 1
-		}
 		if s.PendingPromptAttribution != nil {
-			a := *s.PendingPromptAttribution
-			if fresh {
-				a.CheckpointNumber = 1
-			}
-			s.PromptAttributions = append(s.PromptAttributions, a)
+			s.PromptAttributions = append(s.PromptAttributions, *s.PendingPromptAttribution)
 			s.PendingPromptAttribution = nil
 		}
 		s.FilesTouched = MergeSorted(s.FilesTouched, d.Files)
@@ -577,24 +566,10 @@ func revertedFiles(s State, d events.TurnEnded) []string {
 	return out
 }
 
-// undoneFiles are the session's files whose change is gone at the turn's end: those the agent
-// wrote back (revertedFiles), and those neither the worktree nor a stash entry holds a change
-// to (TurnEnded.Gone: the user dismissed them, or a command reverted them). They leave the
-// session's files, so no later checkpoint keeps their old content; a session file that is
-// only stashed stays, and its checkpoints keep the content it had (seed scenario 6).
-func undoneFiles(s State, d events.TurnEnded) []string {
-	return MergeSorted(revertedFiles(s, d), Intersect(d.Gone, s.FilesTouched))
-}
-
 // checkpointDue reports whether a manual-commit turn end writes a shadow checkpoint: the turn
-// left files of the agent's, or undid some of the session's (changed at the turn's start, or
-// written by the agent in it). A change dismissed between turns leaves with the session's next
-// checkpoint instead.
+// left files of the agent's, or reverted some of the session's (revertedFiles).
 func checkpointDue(s State, d events.TurnEnded) bool {
-	if len(turnFiles(s, d)) > 0 || len(revertedFiles(s, d)) > 0 {
-		return true
-	}
-	return len(Intersect(Intersect(d.Gone, s.FilesTouched), s.Recorder.DirtyAtTurnStart)) > 0
+	return len(turnFiles(s, d)) > 0 || len(revertedFiles(s, d)) > 0
 }
 
 // agentFiles is the rule of turnFiles.

@@ -164,12 +164,6 @@ func TestDecideInputEvents(t *testing.T) {
 		// A session file the agent wrote back to HEAD's content: the checkpoint records it so.
 		{"turn end, the agent reverted a session file", noPending, events.TurnEnded{Worktree: same,
 			Edited: []string{"d.go"}, Dirty: []string{"x.go"}}, every[[]Effect]([]Effect{WriteShadowCheckpoint{}})},
-		// A session file whose change neither the worktree nor a stash holds (gone): dismissed
-		// between turns it leaves with the next checkpoint; undone during the turn it makes one.
-		{"turn end, a session file dismissed before the turn", noPending, events.TurnEnded{Worktree: same,
-			Dirty: []string{"x.go"}, Gone: []string{"d.go"}}, every[[]Effect](nil)},
-		{"turn end, a session file undone during the turn", func(s *State) { noPending(s); s.Recorder.DirtyAtTurnStart = []string{"d.go"} },
-			events.TurnEnded{Worktree: same, Gone: []string{"d.go"}}, every[[]Effect]([]Effect{WriteShadowCheckpoint{}})},
 		{"turn end, auto-commit, the agent reverted a session file", func(s *State) { noPending(s); s.Recorder.Strategy = events.StrategyAutoCommit },
 			events.TurnEnded{Worktree: same, Edited: []string{"d.go"}, Strategy: events.StrategyAutoCommit, CheckpointID: cpNew},
 			every[[]Effect](nil)},
@@ -376,16 +370,6 @@ func TestEvolve(t *testing.T) {
 				}
 				s.FilesTouched = []string{"b.go", "e.go"}
 			}},
-		// Gone files (dismissed, not stashed) leave the session's files; a name the session
-		// never had is ignored.
-		{"turn end, session files gone", nil, events.TurnEnded{SessionID: "sess-1", Dirty: []string{"x.go"},
-			Gone: []string{"d.go", "zz.go"}},
-			func(s *State, p Phase) {
-				if p == PhaseActive {
-					s.Phase, s.LastInteractionTime = PhaseIdle, &at
-				}
-				s.FilesTouched = []string{"b.go"}
-			}},
 		{"turn end without files or usage clears the reset", resetPending, events.TurnEnded{SessionID: "sess-1"},
 			func(s *State, p Phase) {
 				if p == PhaseActive {
@@ -436,16 +420,6 @@ func TestEvolve(t *testing.T) {
 			s.ShouldResetShadowBranch, s.Recorder.LastShadowCommit = false, rShadow2
 			attributed(s)
 		}},
-		// A reset with none of the session's earlier files left (dismissed, not stashed) starts
-		// its count afresh (seed 003 "dismiss and start fresh").
-		{"shadow checkpoint written afresh, nothing earlier left", func(s *State) { resetPending(s); s.FilesTouched = []string{"a.go"} },
-			events.ShadowCheckpointWritten{Commit: rShadow2, BaseCommit: rHead, Files: []string{"a.go"}, Reset: true},
-			func(s *State, _ Phase) {
-				s.CheckpointCount, s.BaseCommit = 1, rHead
-				s.ShouldResetShadowBranch, s.Recorder.LastShadowCommit = false, rShadow2
-				s.PendingPromptAttribution.CheckpointNumber = 1
-				attributed(s)
-			}},
 		{"subagent ended", nil, events.SubagentEnded{SessionID: "sess-1", ToolUseID: "toolu_1", Files: []string{"e.go"}},
 			func(s *State, _ Phase) { s.FilesTouched = []string{"b.go", "d.go", "e.go"} }},
 		{"task checkpoint written", nil, events.TaskCheckpointWritten{Commit: rShadow2, BaseCommit: rHead, ToolUseID: "toolu_1",
