@@ -207,6 +207,8 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		if in.CheckpointID, err = checkpoint.NewCheckpointID(); err != nil {
 			return err
 		}
+		in.Modified = modifiedPaths(st)
+		in.Claimed = en.claimedByPeers(in.SessionID, autoCommitCandidates(in.Dirty, in.Modified, in.Edited, s.Recorder.DirtyAtTurnStart))
 	}
 	return en.Run(ctx, sess, en.Event(in))
 }

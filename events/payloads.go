@@ -76,6 +76,12 @@ type TurnEnded struct {
 	// them (and the dirty paths at turn start) which files are the agent's.
 	Edited []string `json:"edited,omitempty"`
 	Dirty  []string `json:"dirty,omitempty"`
+	// Modified are the Dirty paths that are tracked files changed in place (neither new nor
+	// deleted); Claimed the other Dirty paths, new since turn start, that another live session
+	// of the worktree says in its transcript it wrote. Under auto-commit a turn takes the
+	// transcript's files and the new and deleted ones nobody else claims (entire-cli.md §5).
+	Modified []string `json:"modified,omitempty"`
+	Claimed  []string `json:"claimed,omitempty"`
 	// Files are the agent's files as journals before edited/dirty decided them.
 	Files []string `json:"files,omitempty"`
 	// Usage is this turn's token usage.

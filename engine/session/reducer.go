@@ -540,10 +540,18 @@ func resetShadow(d events.TurnStarted) bool {
 
 // turnFiles are the agent's files of a turn that still differ from HEAD: those the transcript
 // says it edited, plus paths that became dirty during the turn (shell commands leave no trace
-// in the transcript). Journals of older recorders carry the decided list.
+// in the transcript). Under auto-commit, where the files become a commit on the user's
+// branch, a tracked file changed in place is the session's only when its transcript says so,
+// and a new or deleted file only when no other live session's transcript claims it (spec §5,
+// Stop step 2): the user's hand edits and another session's work stay out of the commit.
+// Journals of older recorders carry the decided list.
 func turnFiles(s State, d events.TurnEnded) []string {
 	if d.Edited == nil && d.Dirty == nil {
 		return d.Files
+	}
+	if d.Strategy == events.StrategyAutoCommit {
+		others := MergeSorted(d.Modified, d.Claimed)
+		return agentFiles(d.Edited, d.Dirty, MergeSorted(s.Recorder.DirtyAtTurnStart, others))
 	}
 	return agentFiles(d.Edited, d.Dirty, s.Recorder.DirtyAtTurnStart)
 }
@@ -572,9 +580,10 @@ func checkpointDue(s State, d events.TurnEnded) bool {
 	return len(turnFiles(s, d)) > 0 || len(revertedFiles(s, d)) > 0
 }
 
-// agentFiles is the rule of turnFiles.
-func agentFiles(edited, dirty, dirtyAtStart []string) []string {
-	isDirty, wasDirty := set(dirty), set(dirtyAtStart)
+// agentFiles is the rule of turnFiles: the edited files still dirty, and the dirty files not
+// excluded (dirty at turn start, or not the session's to take).
+func agentFiles(edited, dirty, excluded []string) []string {
+	isDirty, wasDirty := set(dirty), set(excluded)
 	var out []string
 	for _, p := range edited {
 		if isDirty[p] {

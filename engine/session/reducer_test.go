@@ -167,6 +167,16 @@ func TestDecideInputEvents(t *testing.T) {
 		{"turn end, auto-commit, the agent reverted a session file", func(s *State) { noPending(s); s.Recorder.Strategy = events.StrategyAutoCommit },
 			events.TurnEnded{Worktree: same, Edited: []string{"d.go"}, Strategy: events.StrategyAutoCommit, CheckpointID: cpNew},
 			every[[]Effect](nil)},
+		// Under auto-commit a tracked file changed in place is the session's only by its
+		// transcript, a new or deleted one only when no other session's transcript claims it.
+		{"auto-commit turn end takes the transcript's files and the unclaimed new ones", noPending, events.TurnEnded{Worktree: same,
+			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Edited: []string{"e.go"},
+			Dirty:    []string{"e.go", "hand-edited.go", "made-by-shell.go", "theirs.go", "x.go"},
+			Modified: []string{"e.go", "hand-edited.go"}, Claimed: []string{"theirs.go"}},
+			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go", "made-by-shell.go"}, CheckpointID: cpNew}})},
+		{"auto-commit turn end, only the user's edits", noPending, events.TurnEnded{Worktree: same,
+			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Dirty: []string{"hand-edited.go"}, Modified: []string{"hand-edited.go"}},
+			every[[]Effect](nil)},
 		{"subagent left files", nil, events.SubagentEnded{ToolUseID: "toolu_1", Worktree: same, Files: []string{"e.go"}, Incremental: true},
 			every[[]Effect]([]Effect{WriteTaskCheckpoint{ToolUseID: "toolu_1", Incremental: true}})},
 		{"subagent left no files", nil, events.SubagentEnded{ToolUseID: "toolu_1", Worktree: same}, every[[]Effect](nil)},
