@@ -25,9 +25,9 @@ func (en *Engine) autoStrategy() string {
 // commit is built from HEAD's tree and the files' worktree content, never from the user's
 // index: what the user staged stays staged and out of it. No git hook runs (the reference's
 // rule); the checkpoint its trailer names is written by the condensation the result makes
-// pending. A retry after a crash finds the commit by its checkpoint ID and does not commit
-// twice.
-func (en *Engine) autoCommit(ctx context.Context, s session.State, input events.Event, f session.AutoCommit) ([]events.Event, error) {
+// pending. The commit is pending work from the turn's end: a retry (after a crash, or a ref
+// another git process held) finds the commit by its checkpoint ID and does not commit twice.
+func (en *Engine) autoCommit(ctx context.Context, f session.AutoCommit) ([]events.Event, error) {
 	head, ok, err := en.Repo.Head(ctx)
 	if err != nil || !ok {
 		return nil, fmt.Errorf("auto-commit: no HEAD commit: %v", err)
@@ -53,7 +53,7 @@ func (en *Engine) autoCommit(ctx context.Context, s session.State, input events.
 	if err != nil {
 		return nil, err
 	}
-	_, commit, err := en.Repo.BuildCommit(ctx, headTree, changes, []gitexec.OID{head}, autoCommitMessage(s, input, f.CheckpointID), headTree)
+	_, commit, err := en.Repo.BuildCommit(ctx, headTree, changes, []gitexec.OID{head}, autoCommitMessage(f), headTree)
 	if err != nil {
 		return nil, fmt.Errorf("auto-commit: %w", err)
 	}
@@ -69,6 +69,7 @@ func (en *Engine) autoCommit(ctx context.Context, s session.State, input events.
 	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, New: commit, Old: head}}); err != nil {
 		return nil, fmt.Errorf("auto-commit: move %s: %w", ref, err)
 	}
+	en.movedHead = commit
 	fmt.Fprintf(en.Stderr, "Committed code changes to active branch (%s)\n", Short(string(commit), 7))
 	done.Commit, done.Parent = string(commit), string(head)
 	return []events.Event{en.Event(done)}, en.syncIndex(ctx, commit, f.Files)
@@ -88,14 +89,10 @@ func (en *Engine) syncIndex(ctx context.Context, commit gitexec.OID, paths []str
 }
 
 // autoCommitMessage is the turn's commit message (spec §5): the subject from the turn's last
-// prompt, then the trailer.
-func autoCommitMessage(s session.State, input events.Event, id string) string {
-	if in, ok := input.Data.(events.SubagentEnded); ok {
-		return taskSubject(in.SubagentType, in.Description, in.ToolUseID) + "\n\n" + checkpoint.CheckpointTrailer + ": " + id
+// prompt (a subagent's: the task subject), then the trailer.
+func autoCommitMessage(f session.AutoCommit) string {
+	if f.ToolUseID != "" {
+		return taskSubject(f.SubagentType, f.Description, f.ToolUseID) + "\n\n" + checkpoint.CheckpointTrailer + ": " + f.CheckpointID
 	}
-	prompt := s.Recorder.TurnPrompt
-	if in, ok := input.Data.(events.TurnEnded); ok && len(in.Prompts) > 0 {
-		prompt = in.Prompts[len(in.Prompts)-1]
-	}
-	return agent.CommitSubject(prompt) + "\n\n" + checkpoint.CheckpointTrailer + ": " + id
+	return agent.CommitSubject(f.Prompt) + "\n\n" + checkpoint.CheckpointTrailer + ": " + f.CheckpointID
 }

@@ -32,15 +32,16 @@ func modifiedPaths(st []gitexec.StatusEntry) []string {
 	return session.MergeSorted(nil, out)
 }
 
-// claimedByPeers are the candidates that another live session of this worktree (not ended)
-// wrote according to its transcript since its last prompt. Nothing is read when there is no
-// candidate, the common case of a turn whose new files its own transcript names.
+// claimedByPeers are the candidates that another live session of this worktree wrote: by its
+// transcript since its last prompt (a session not ended), or in a commit it still owes (its
+// turn's commit failed or was interrupted). Nothing is read when there is no candidate, the
+// common case of a turn whose new files its own transcript names.
 func (en *Engine) claimedByPeers(self string, candidates []string) []string {
 	if len(candidates) == 0 {
 		return nil
 	}
 	peers, err := en.Store.ListWhere(func(b session.Brief) bool {
-		return b.SessionID != self && b.WorktreePath == en.Repo.TopLevel && session.Phase(b.Phase).Normalize() != session.PhaseEnded
+		return b.SessionID != self && b.WorktreePath == en.Repo.TopLevel && (session.Phase(b.Phase).Normalize() != session.PhaseEnded || b.Pending)
 	})
 	if err != nil {
 		en.Log.Warn("list sessions for the turn's files", "error", err.Error())
@@ -48,7 +49,10 @@ func (en *Engine) claimedByPeers(self string, candidates []string) []string {
 	}
 	var claimed []string
 	for _, p := range peers {
-		if p.TranscriptPath == "" {
+		for _, c := range p.Recorder.Commits {
+			claimed = append(claimed, session.Intersect(candidates, c.Files)...)
+		}
+		if p.TranscriptPath == "" || p.Phase.Normalize() == session.PhaseEnded {
 			continue
 		}
 		from := p.Recorder.TurnStart

@@ -231,7 +231,7 @@ func (en *Engine) rideAlong(ctx context.Context, s session.State, c events.GitCo
 // session's state. The sessions of one worktree share its WorktreeID, so a brief's base
 // commit names its shadow branch.
 func (en *Engine) eachPeer(self string, fn func(session.Brief)) error {
-	head, _ := en.Repo.HeadAtOpen()
+	head := en.head()
 	_, err := en.Store.ListWhere(func(b session.Brief) bool {
 		if b.SessionID != self && b.Live(en.Repo.TopLevel, string(head)) {
 			fn(b)

@@ -36,10 +36,20 @@ type Engine struct {
 	// Strategy is the configured strategy ("auto-commit"; "" or "manual-commit" otherwise). It
 	// is journaled with each turn, and the reducer decides from that.
 	Strategy string
+	// HoldBranch is set while git runs the hook (a commit, a merge, a push): pending
+	// auto-commits wait for the next hook, since moving the branch under git would fail its
+	// operation or slip a commit into it.
+	HoldBranch bool
 
 	status []gitexec.StatusEntry // memoized for the hook's lifetime
-	turn   *turnFacts
-	ahead  *worktreeAhead // WorktreeChanges started before the checkpoint was decided
+	// movedHead is the commit an auto-commit of this process moved HEAD to: HeadAtOpen no
+	// longer tells HEAD then.
+	movedHead gitexec.OID
+	// failedCommits are the pending auto-commits that failed in this process: the hook's later
+	// drains leave them (and the commits after them) to the next hook rather than fail again.
+	failedCommits map[string]bool
+	turn          *turnFacts
+	ahead         *worktreeAhead // WorktreeChanges started before the checkpoint was decided
 	// deleted are shadow branches a condensation deleted in its own ref transaction (see
 	// rideAlong), by name, with the tip deleted; DeleteShadow records them without git.
 	deleted map[string]gitexec.OID
@@ -150,11 +160,15 @@ func (en *Engine) RemoveSession(ctx context.Context, id, reason string) error {
 	return nil
 }
 
-// pendingIDs are the checkpoint IDs of the session's pending condensations.
+// pendingIDs are the keys of the session's pending work (nextPending): the checkpoint IDs of
+// its condensations and of its auto-commits.
 func pendingIDs(s session.State) map[string]bool {
 	ids := map[string]bool{}
 	for _, c := range s.Recorder.Pending {
 		ids[c.Commit.CheckpointID] = true
+	}
+	for _, c := range s.Recorder.Commits {
+		ids["commit:"+c.CheckpointID] = true
 	}
 	return ids
 }
@@ -168,7 +182,8 @@ func (en *Engine) record(sess *session.Session, input events.Event) ([]session.E
 	if err := sess.Append(input); err != nil {
 		return nil, err
 	}
-	if len(effects) > 0 || len(sess.State.Recorder.Pending) > len(before.Recorder.Pending) {
+	if len(effects) > 0 || len(sess.State.Recorder.Pending) > len(before.Recorder.Pending) ||
+		len(sess.State.Recorder.Commits) > len(before.Recorder.Commits) {
 		if err := sess.SyncState(); err != nil {
 			return nil, err
 		}
@@ -200,23 +215,11 @@ func (en *Engine) drain(ctx context.Context, sess *session.Session, others map[s
 	for k := range skip {
 		done[k] = true
 	}
+	for k := range en.failedCommits {
+		done[k] = true
+	}
 	for {
-		var next session.Effect
-		key := ""
-		for _, eff := range session.Pending(sess.State) {
-			switch d := eff.(type) {
-			case session.Condense:
-				key = d.Commit.CheckpointID
-			case session.DeleteShadow:
-				key = "shadow:" + d.Branch
-			case session.RemoveSession:
-				key = "remove"
-			}
-			if !done[key] {
-				next = eff
-				break
-			}
-		}
+		next, key := nextPending(sess.State, done, en.HoldBranch)
 		if next == nil {
 			return results, nil
 		}
@@ -234,8 +237,12 @@ func (en *Engine) drain(ctx context.Context, sess *session.Session, others map[s
 			res = en.DeleteShadow(ctx, sess, d, others)
 		case session.Condense:
 			// Files the session touched since the decision (a condensation a later hook
-			// performs) are carried too: carry-forward replaces files_touched.
-			d.CarryForward = session.MergeSorted(d.CarryForward, touchedSince(sess.State, d))
+			// performs) are carried too: carry-forward replaces files_touched. Not under
+			// auto-commit, which keeps no shadow branch: a later turn's files are its own
+			// commit's, pending.
+			if d.Commit.Strategy != events.StrategyAutoCommit {
+				d.CarryForward = session.MergeSorted(d.CarryForward, touchedSince(sess.State, d))
+			}
 			res = en.perform(ctx, sess, events.Event{}, d)
 		default:
 			res = en.perform(ctx, sess, events.Event{}, next)
@@ -245,9 +252,43 @@ func (en *Engine) drain(ctx context.Context, sess *session.Session, others map[s
 		}
 		results = append(results, res...)
 		if failed(res) {
+			if _, ok := next.(session.AutoCommit); ok {
+				if en.failedCommits == nil {
+					en.failedCommits = map[string]bool{}
+				}
+				en.failedCommits[key] = true
+				fmt.Fprintln(en.Stderr, "Could not commit the turn's changes (see .entire/logs/entire.log); the next hook tries again")
+			}
 			return results, nil // git is failing: leave the rest for the next hook
 		}
 	}
+}
+
+// nextPending picks the session's next pending work not in done, and its key. Auto-commits are
+// made in order: once one is held (hold: git runs this hook) or was tried, the later ones wait.
+func nextPending(s session.State, done map[string]bool, hold bool) (session.Effect, string) {
+	waiting := hold
+	for _, eff := range session.Pending(s) {
+		key := ""
+		switch d := eff.(type) {
+		case session.Condense:
+			key = d.Commit.CheckpointID
+		case session.AutoCommit:
+			key = "commit:" + d.CheckpointID
+			if waiting || done[key] {
+				waiting = true
+				continue
+			}
+		case session.DeleteShadow:
+			key = "shadow:" + d.Branch
+		case session.RemoveSession:
+			key = "remove"
+		}
+		if !done[key] {
+			return eff, key
+		}
+	}
+	return nil, ""
 }
 
 // touchedSince are the session's files that a pending condensation's commit neither contains
@@ -304,7 +345,7 @@ func (en *Engine) perform(ctx context.Context, sess *session.Session, input even
 		res, err = en.writeTaskCheckpoint(ctx, sess.State, input, f)
 	case session.AutoCommit:
 		key = f.CheckpointID
-		res, err = en.autoCommit(ctx, sess.State, input, f)
+		res, err = en.autoCommit(ctx, f)
 	default:
 		err = fmt.Errorf("unknown effect %T", eff)
 	}
@@ -316,10 +357,17 @@ func (en *Engine) perform(ctx context.Context, sess *session.Session, input even
 
 // worktreeFacts observes HEAD and the worktree identity.
 func (en *Engine) worktreeFacts(ctx context.Context) (events.Worktree, error) {
-	// Hooks run while git holds HEAD still: the value read when the repository was opened
-	// saves a process.
+	return events.Worktree{Path: en.Repo.TopLevel, ID: en.Repo.WorktreeID(), Head: string(en.head()), CLIVersion: Version}, nil
+}
+
+// head is HEAD for this hook. Hooks run while git holds HEAD still: the value read when the
+// repository was opened saves a process, unless an auto-commit of this process moved it.
+func (en *Engine) head() gitexec.OID {
+	if en.movedHead != "" {
+		return en.movedHead
+	}
 	head, _ := en.Repo.HeadAtOpen()
-	return events.Worktree{Path: en.Repo.TopLevel, ID: en.Repo.WorktreeID(), Head: string(head), CLIVersion: Version}, nil
+	return head
 }
 
 // dirtyStatus is `git status` without the recorder's own infrastructure, memoized per hook.

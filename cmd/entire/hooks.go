@@ -38,6 +38,7 @@ type hookRun struct {
 	started  time.Time
 	failed   error
 	noHeal   bool
+	gitHook  bool // git runs this hook: the branch must not move under it
 }
 
 func (c *hooksCmd) Run(e *env) error {
@@ -56,7 +57,7 @@ func (c *hooksCmd) Run(e *env) error {
 			}
 		}
 	}
-	h := &hookRun{e: e, started: time.Now(), noHeal: c.noHeal}
+	h := &hookRun{e: e, started: time.Now(), noHeal: c.noHeal, gitHook: c.Agent == "git"}
 	root := e.cwd
 	repo, repoErr := gitexec.Open(e.ctx, e.cwd)
 	level := ""
@@ -268,10 +269,12 @@ func (h *hookRun) autoHeal(en *engine.Engine) (healed func()) {
 }
 
 // engine opens the engine for this hook after finishing what earlier hooks left pending (a
-// condensation interrupted by a crash or a git failure), so that every hook sees the record whole.
+// condensation or an auto-commit interrupted by a crash or a git failure), so that every hook
+// sees the record whole. A git hook leaves auto-commits to the next hook.
 func (h *hookRun) engine() *engine.Engine {
 	en := engine.New(h.repo, h.log, h.e.stderr)
 	en.Strategy = h.settings.Strategy
+	en.HoldBranch = h.gitHook
 	if err := en.DrainPending(h.e.ctx); err != nil {
 		h.log.Error("pending work", "error", err.Error())
 	}

@@ -56,11 +56,18 @@ type DeleteShadow struct {
 }
 
 // AutoCommit commits the turn's files on the current branch with the Entire-Checkpoint trailer
-// (the auto-commit strategy); its checkpoint follows as a pending condensation.
+// (the auto-commit strategy); its checkpoint follows as a pending condensation. It is pending
+// work in the session state from the turn's end until its AutoCommitted result is journaled,
+// so a commit a crash or a locked branch interrupted is made by the next hook.
 type AutoCommit struct {
-	Files        []string
-	CheckpointID string
-	ToolUseID    string // a subagent's commit (its task checkpoint)
+	Files        []string `json:"files"`
+	CheckpointID string   `json:"checkpoint_id"`
+	// Prompt is the turn's prompt, the commit's subject; a subagent's commit (its task
+	// checkpoint) takes its subject from ToolUseID, SubagentType and Description instead.
+	Prompt       string `json:"prompt,omitempty"`
+	ToolUseID    string `json:"tool_use_id,omitempty"`
+	SubagentType string `json:"subagent_type,omitempty"`
+	Description  string `json:"description,omitempty"`
 }
 
 // WriteTaskCheckpoint snapshots a subagent's work onto the shadow branch (spec §2.4).
@@ -113,9 +120,7 @@ func Decide(s State, e events.Event) []Effect {
 		files := turnFiles(s, d)
 		switch {
 		case d.Strategy == events.StrategyAutoCommit && d.CheckpointID != "":
-			if len(files) > 0 {
-				out = append(out, AutoCommit{Files: files, CheckpointID: d.CheckpointID})
-			}
+			// The turn's commit is pending work in the evolved state (Pending).
 		case checkpointDue(s, d):
 			out = append(out, WriteShadowCheckpoint{Files: files, Reset: s.ShouldResetShadowBranch})
 		}
@@ -126,7 +131,7 @@ func Decide(s State, e events.Event) []Effect {
 		switch {
 		case len(d.Files) == 0 || d.Worktree.Head == "":
 		case s.Recorder.Strategy == events.StrategyAutoCommit && d.CheckpointID != "":
-			out = append(out, AutoCommit{Files: d.Files, CheckpointID: d.CheckpointID, ToolUseID: d.ToolUseID})
+			// The subagent's commit is pending work in the evolved state (Pending).
 		default:
 			out = append(out, WriteTaskCheckpoint{ToolUseID: d.ToolUseID, Incremental: d.Incremental})
 		}
@@ -160,13 +165,18 @@ func followCommit(s State, d events.GitCommitted) Effect {
 }
 
 // Pending is the work a session's state still owes: condensations of linked commits, then the
-// shadow branch they emptied. Every hook and command performs it before anything else.
+// auto-commits of turns, oldest first, then the shadow branch the condensations emptied. Every
+// hook and command performs it before anything else (an auto-commit waits while git runs a
+// hook: the branch must not move under it).
 func Pending(s State) []Effect {
 	if s.Recorder.Discarded {
 		return []Effect{RemoveSession{}} // nothing else is owed to a removed session
 	}
 	var out []Effect
 	for _, c := range s.Recorder.Pending {
+		out = append(out, c)
+	}
+	for _, c := range s.Recorder.Commits {
 		out = append(out, c)
 	}
 	if s.Recorder.ShadowToDelete != nil && len(s.Recorder.Pending) == 0 {
@@ -339,6 +349,14 @@ func Evolve(in State, e events.Event) State {
 		if !checkpointDue(in, d) {
 			s.ShouldResetShadowBranch = false
 		}
+		if len(files) > 0 && d.Worktree.Head != "" && d.Strategy == events.StrategyAutoCommit && d.CheckpointID != "" {
+			prompt := s.Recorder.TurnPrompt
+			if n := len(d.Prompts); n > 0 {
+				prompt = d.Prompts[n-1]
+			}
+			s.Recorder.Commits = append(withoutCommit(s.Recorder.Commits, d.CheckpointID),
+				AutoCommit{Files: files, CheckpointID: d.CheckpointID, Prompt: prompt})
+		}
 	case events.SessionStopped:
 		if !s.Exists() {
 			// Ended before its first prompt: nothing was recorded, and its journal goes.
@@ -389,6 +407,7 @@ func Evolve(in State, e events.Event) State {
 	case events.AutoCommitted:
 		// The turn's commit is linked to the session by construction: its checkpoint is owed at
 		// once, like a linked user commit's.
+		s.Recorder.Commits = withoutCommit(s.Recorder.Commits, d.CheckpointID)
 		if d.Skipped || d.Commit == "" {
 			return s
 		}
@@ -417,6 +436,10 @@ func Evolve(in State, e events.Event) State {
 		s.FilesTouched = MergeSorted(s.FilesTouched, d.Files)
 		if !d.Incremental {
 			s.Recorder.Tasks = slices.DeleteFunc(s.Recorder.Tasks, func(o OpenTask) bool { return o.ToolUseID == d.ToolUseID })
+		}
+		if len(d.Files) > 0 && d.Worktree.Head != "" && in.Recorder.Strategy == events.StrategyAutoCommit && d.CheckpointID != "" {
+			s.Recorder.Commits = append(withoutCommit(s.Recorder.Commits, d.CheckpointID), AutoCommit{Files: cloneStrings(d.Files),
+				CheckpointID: d.CheckpointID, ToolUseID: d.ToolUseID, SubagentType: d.SubagentType, Description: d.Description})
 		}
 	case events.TaskCheckpointWritten:
 		// Task checkpoints do not count as steps; their files join the session's (spec §2.4).
@@ -608,6 +631,17 @@ func without(list, drop []string) []string {
 	for _, x := range list {
 		if !gone[x] {
 			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// withoutCommit drops the pending auto-commit of a checkpoint ID (a new copy).
+func withoutCommit(list []AutoCommit, id string) []AutoCommit {
+	var out []AutoCommit
+	for _, c := range list {
+		if c.CheckpointID != id {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -173,7 +173,14 @@ func TestDecideInputEvents(t *testing.T) {
 			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Edited: []string{"e.go"},
 			Dirty:    []string{"e.go", "hand-edited.go", "made-by-shell.go", "theirs.go", "x.go"},
 			Modified: []string{"e.go", "hand-edited.go"}, Claimed: []string{"theirs.go"}},
-			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go", "made-by-shell.go"}, CheckpointID: cpNew}})},
+			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go", "made-by-shell.go"}, CheckpointID: cpNew, Prompt: "first prompt"}})},
+		{"auto-commit turn end, the commit's subject from the turn's last prompt", noPending, events.TurnEnded{Worktree: same,
+			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Edited: []string{"e.go"}, Dirty: []string{"e.go"},
+			Prompts: []string{"later prompt"}},
+			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "later prompt"}})},
+		{"auto-commit subagent left files", func(s *State) { noPending(s); s.Recorder.Strategy = events.StrategyAutoCommit },
+			events.SubagentEnded{ToolUseID: "toolu_1", SubagentType: "dev", Description: "d", Worktree: same, Files: []string{"e.go"}, CheckpointID: cpNew},
+			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, ToolUseID: "toolu_1", SubagentType: "dev", Description: "d"}})},
 		{"auto-commit turn end, only the user's edits", noPending, events.TurnEnded{Worktree: same,
 			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Dirty: []string{"hand-edited.go"}, Modified: []string{"hand-edited.go"}},
 			every[[]Effect](nil)},
@@ -244,8 +251,10 @@ func TestDecideInputEvents(t *testing.T) {
 			t.Run(tc.name+"/"+string(p), func(t *testing.T) {
 				in := prepared(p, tc.prep)
 				got := Decide(in, ev(tc.data))
-				// A linked commit's condensation is pending work in the evolved state.
-				if _, ok := tc.data.(events.GitCommitted); ok {
+				// A linked commit's condensation, and a turn's auto-commit, are pending work in
+				// the evolved state.
+				switch tc.data.(type) {
+				case events.GitCommitted, events.TurnEnded, events.SubagentEnded:
 					got = append(got, Pending(Evolve(in, ev(tc.data)))...)
 				}
 				if diff := cmp.Diff(tc.want(p), got); diff != "" {
@@ -318,6 +327,9 @@ func TestEvolve(t *testing.T) {
 	resetPending := func(s *State) { s.ShouldResetShadowBranch = true }
 	finalizing := func(s *State) { s.TurnCheckpointIDs = []string{cpOld, cpNew} }
 	unchanged := func(*State, Phase) {}
+	pendingAutoCommit := func(s *State) {
+		s.Recorder.Commits = []AutoCommit{{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "p"}, {Files: []string{"f.go"}, CheckpointID: cpOld}}
+	}
 	tests := []struct {
 		name string
 		prep func(*State)
@@ -515,6 +527,20 @@ func TestEvolve(t *testing.T) {
 			func(s *State, _ Phase) {
 				condensedState(s)
 				s.Recorder.Pending = []Condense{{Commit: commit(func(g *events.GitCommitted) { g.CheckpointID = cpOld })}}
+			}},
+		// A turn's auto-commit is owed until its result: a failure leaves it for the next hook.
+		{"failed auto-commit stays pending", pendingAutoCommit, events.EffectFailed{Effect: "auto-commit", CheckpointID: cpNew, Error: "locked"}, unchanged},
+		{"skipped auto-commit is no longer owed", pendingAutoCommit, events.AutoCommitted{CheckpointID: cpNew, Skipped: true},
+			func(s *State, _ Phase) {
+				s.Recorder.Commits = []AutoCommit{{Files: []string{"f.go"}, CheckpointID: cpOld}}
+			}},
+		{"auto-commit made: its checkpoint is owed", pendingAutoCommit, events.AutoCommitted{CheckpointID: cpNew, Commit: rHead, Branch: "main", Files: []string{"e.go"}},
+			func(s *State, _ Phase) {
+				s.Recorder.Commits = []AutoCommit{{Files: []string{"f.go"}, CheckpointID: cpOld}}
+				s.CheckpointCount++
+				s.Recorder.Pending = []Condense{{Commit: events.GitCommitted{Commit: rHead, CheckpointID: cpNew, Branch: "main",
+					Files: []string{"e.go"}, Overlap: true, Strategy: events.StrategyAutoCommit}}}
+				s.Recorder.LastCommit, s.BaseCommit = rHead, rHead
 			}},
 		{"shadow branch deleted", nil, events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4"}, unchanged},
 		{"emptied shadow branch deleted", func(s *State) {

@@ -119,6 +119,11 @@ type Recorder struct {
 	// work, and written by the first hook or command that finds them (a crash or a git failure
 	// interrupted the one that decided). The checkpoint ID is the key: a retry rewrites its slot.
 	Pending []Condense `json:"pending,omitempty"`
+	// Commits are auto-commits of turns (and subagents) not made yet, oldest first: journaled
+	// with the turn's end and made by the first hook or command that may move the branch (a
+	// crash or a locked ref interrupted the one that decided). The checkpoint ID is the key: a
+	// retry finds a commit already made by its trailer.
+	Commits []AutoCommit `json:"commits,omitempty"`
 	// Discarded: a maintenance command decided to remove the session (session_discarded); its
 	// files are removed by that command or, after a crash, the next hook.
 	Discarded bool `json:"discarded,omitempty"`
@@ -189,6 +194,7 @@ func (s State) clone() State {
 	c.Recorder.Chunks = cloneChunks(s.Recorder.Chunks)
 	c.Recorder.ShadowChunks = cloneChunks(s.Recorder.ShadowChunks)
 	c.Recorder.Pending = clonePending(s.Recorder.Pending)
+	c.Recorder.Commits = cloneCommits(s.Recorder.Commits)
 	if s.Recorder.ShadowToDelete != nil {
 		d := *s.Recorder.ShadowToDelete
 		c.Recorder.ShadowToDelete = &d
@@ -228,6 +234,18 @@ func clonePending(in []Condense) []Condense {
 		c.Commit.Settled = cloneStrings(c.Commit.Settled)
 		c.Commit.TurnEdited = cloneStrings(c.Commit.TurnEdited)
 		c.CarryForward = cloneStrings(c.CarryForward)
+		out[i] = c
+	}
+	return out
+}
+
+func cloneCommits(in []AutoCommit) []AutoCommit {
+	if in == nil {
+		return nil
+	}
+	out := make([]AutoCommit, len(in))
+	for i, c := range in {
+		c.Files = cloneStrings(c.Files)
 		out[i] = c
 	}
 	return out

@@ -524,7 +524,7 @@ type Brief struct {
 	SessionID                       string
 	WorktreePath, Phase, BaseCommit string
 	HasWork                         bool // checkpoint_count > 0 or files_touched non-empty
-	Pending                         bool // owes a condensation or a shadow-branch deletion
+	Pending                         bool // owes a condensation, an auto-commit or a shadow-branch deletion
 	Prepared                        bool // prepare-commit-msg linked a commit not recorded yet
 }
 
@@ -538,12 +538,12 @@ func (b Brief) Live(worktree, head string) bool {
 // ours), and the caller decodes it properly.
 func briefOf(data []byte) (Brief, bool) {
 	r := gjson.GetManyBytes(data, "worktree_path", "phase", "base_commit", "checkpoint_count", "files_touched.#",
-		"recorder.pending.#", "recorder.shadow_to_delete", "recorder.prepared_id", "recorder.discarded")
+		"recorder.pending.#", "recorder.shadow_to_delete", "recorder.prepared_id", "recorder.discarded", "recorder.commits.#")
 	if r[0].Type != gjson.String || r[0].Str == "" {
 		return Brief{}, false
 	}
 	return Brief{WorktreePath: r[0].Str, Phase: r[1].String(), BaseCommit: r[2].String(),
-		HasWork: r[3].Int() > 0 || r[4].Int() > 0, Pending: r[5].Int() > 0 || r[6].Exists() || r[8].Bool(), Prepared: r[7].Str != ""}, true
+		HasWork: r[3].Int() > 0 || r[4].Int() > 0, Pending: r[5].Int() > 0 || r[6].Exists() || r[8].Bool() || r[9].Int() > 0, Prepared: r[7].Str != ""}, true
 }
 
 // ListWhere returns the states of the sessions whose brief satisfies keep; the others are
