@@ -22,7 +22,8 @@ import (
 // hook's repair of the setup, so that what is broken shows), and commits with git, which runs
 // those hooks through the `entire` on PATH. It checks every link (the command resolves, the
 // agent hook wrote a temporary checkpoint, prepare-commit-msg added the trailer, post-commit wrote
-// the checkpoint) and returns how many are broken.
+// the checkpoint; under auto-commit, the agent hook committed the turn with its checkpoint and
+// git still commits with the hooks) and returns how many are broken.
 func canary(e *env, en *engine.Engine) int {
 	fmt.Fprintln(e.stdout, "Capture self-test (in a scratch repository; this one is not touched):")
 	broken := 0
@@ -49,14 +50,22 @@ func canary(e *env, en *engine.Engine) int {
 		return broken
 	}
 	defer repo.Close()
-	canaryCommit(e, repo, dir, link)
+	if settings, err := setup.LoadSettings(dir); err == nil && settings.Strategy == setup.AutoCommitStrategy {
+		canaryAutoCommit(e, repo, link)
+	} else {
+		canaryCommit(e, repo, dir, link)
+	}
 	return broken + canaryAgents(e, en.Repo, repo, link)
 }
 
 // canaryCommit plays a turn and a commit in the scratch repository and checks each link of the
 // chain up to the checkpoint, stopping at the first broken one.
 func canaryCommit(e *env, repo *gitexec.Repo, dir string, link func(string, error) bool) {
-	if !link("the agent hook recorded a turn (a temporary checkpoint)", canaryTurn(e, repo)) {
+	err := canaryTurn(e, repo)
+	if err == nil {
+		err = canaryShadow(e, repo)
+	}
+	if !link("the agent hook recorded a turn (a temporary checkpoint)", err) {
 		return
 	}
 	if _, err := repo.Run(e.ctx, nil, "add", "canary.txt"); err != nil {
@@ -76,11 +85,25 @@ func canaryCommit(e *env, repo *gitexec.Repo, dir string, link func(string, erro
 	if !link("prepare-commit-msg added the trailer", err) {
 		return
 	}
-	_, ok, err = repo.ReadTree(e.ctx, string(checkpoint.MetaRef)+":"+checkpoint.CheckpointPath(id))
-	if err == nil && !ok {
-		err = fmt.Errorf("checkpoint %s is not on %s: post-commit did not run or failed", id, checkpoint.MetadataBranch)
+	err = canaryCheckpoint(e, repo, id)
+	if err != nil {
+		err = fmt.Errorf("%w: post-commit did not run or failed", err)
 	}
 	link("post-commit wrote the checkpoint", err)
+	canaryPrePush(e, repo, link)
+}
+
+// canaryCheckpoint checks that the checkpoint id is on the record's branch.
+func canaryCheckpoint(e *env, repo *gitexec.Repo, id string) error {
+	_, ok, err := repo.ReadTree(e.ctx, string(checkpoint.MetaRef)+":"+checkpoint.CheckpointPath(id))
+	if err == nil && !ok {
+		err = fmt.Errorf("checkpoint %s is not on %s", id, checkpoint.MetadataBranch)
+	}
+	return err
+}
+
+// canaryPrePush checks that git would run Entire's pre-push hook, which pushes the record.
+func canaryPrePush(e *env, repo *gitexec.Repo, link func(string, error) bool) {
 	hooks, err := repo.GitPath(e.ctx, "hooks")
 	if err != nil {
 		link("pre-push would push the record", err)
@@ -264,9 +287,11 @@ func canaryTurn(e *env, repo *gitexec.Repo) error {
 	if err := os.WriteFile(transcript, buf.Bytes(), 0o600); err != nil {
 		return err
 	}
-	if err := hook("stop", map[string]string{"last_assistant_message": "Done."}); err != nil {
-		return err
-	}
+	return hook("stop", map[string]string{"last_assistant_message": "Done."})
+}
+
+// canaryShadow checks that the turn left a temporary checkpoint (a shadow branch).
+func canaryShadow(e *env, repo *gitexec.Repo) error {
 	out, err := repo.Run(e.ctx, nil, "for-each-ref", "--format=%(refname:short)", "refs/heads/entire/")
 	if err != nil {
 		return err
@@ -276,9 +301,15 @@ func canaryTurn(e *env, repo *gitexec.Repo) error {
 			return nil
 		}
 	}
-	log, _ := os.ReadFile(filepath.Join(dir, ".entire", "logs", "entire.log"))
+	return canaryMissing(repo, "no temporary checkpoint")
+}
+
+// canaryMissing is the error for what the turn did not leave, with the last error the scratch
+// repository's hooks logged, if any.
+func canaryMissing(repo *gitexec.Repo, what string) error {
+	log, _ := os.ReadFile(filepath.Join(repo.TopLevel, ".entire", "logs", "entire.log"))
 	if i := bytes.LastIndex(log, []byte(`"level":"ERROR"`)); i >= 0 {
-		return fmt.Errorf("no temporary checkpoint; the hook logged: %s", bytes.TrimSpace(log[max(0, bytes.LastIndexByte(log[:i], '\n')+1):]))
+		return fmt.Errorf("%s; the hook logged: %s", what, bytes.TrimSpace(log[max(0, bytes.LastIndexByte(log[:i], '\n')+1):]))
 	}
-	return errors.New("no temporary checkpoint after Stop")
+	return errors.New(what + " after Stop")
 }
