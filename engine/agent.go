@@ -85,6 +85,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	if sc, pos, err := scanPosition(reader(in.Agent), in.Transcript.Path, s.Recorder.Scanned); err == nil {
 		in.Transcript = pos
 		in.PriorPrompts = sc.Prompts
+		in.PrePrompt = &events.Transcript{Path: pos.Path, Lines: pos.Lines - sc.Lines, Offset: sc.StartOffset}
 	} else {
 		in.Transcript = events.Transcript{Path: in.Transcript.Path}
 	}

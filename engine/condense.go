@@ -129,6 +129,11 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		data = tsource{}
 	}
 	data = data.memoized() // the files' scan and the token usage's are most often one
+	if st := f.Start; st != nil && st.Path == pos.Path && st.Offset <= pos.Offset && st.Lines <= pos.Lines {
+		// A turn's auto-commit: its transcript begins before the turn's prompt (spec §5), a
+		// position in offset and records both (a Gemini CLI document counts messages).
+		s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = st.Lines, st.Offset
+	}
 	fresh := data.scan(s.Condensed())
 	files := checkpointFiles(s.FilesTouched, en.relFiles(cmp.Or(fresh.Cwd, s.Recorder.AgentCwd), fresh.ModifiedFiles), c.Files)
 	w, err := en.slotContent(ctx, s, data, sessionPrompts(s, data, pos.Path))

@@ -41,7 +41,12 @@ type TurnStarted struct {
 	TurnID     string     `json:"turn_id"`
 	Prompt     string     `json:"prompt"`
 	Transcript Transcript `json:"transcript"`
-	Worktree   Worktree   `json:"worktree"`
+	// PrePrompt is where the hook began reading the transcript: where the previous hook left it
+	// (the start, when the file was replaced or cut), before the turn's prompt; its offset and
+	// its count of records both (a Gemini CLI document's position counts messages). An
+	// auto-commit checkpoint's transcript begins there (entire-cli.md §5, Stop steps 1 and 4).
+	PrePrompt *Transcript `json:"pre_prompt,omitempty"`
+	Worktree  Worktree    `json:"worktree"`
 	// DirtyFiles are the worktree's changed and untracked paths before the agent acts.
 	DirtyFiles []string `json:"dirty_files,omitempty"`
 	// UntrackedFiles are the untracked paths at this moment (kept from the session's first turn).
@@ -381,6 +386,9 @@ type Rewound struct {
 	Transcript Transcript `json:"transcript"`
 	Prompts    []string   `json:"prompts,omitempty"`
 	Undo       bool       `json:"undo,omitempty"` // undoing an earlier rewind
+	// Reset: the branch was reset to an auto-commit (or back, undoing that), and the transcript
+	// written is the one its checkpoints recorded, every line of it.
+	Reset bool `json:"reset,omitempty"`
 }
 
 // EventType implements Payload.

@@ -133,6 +133,11 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 		return plan, nil
 	case RewindReset:
 		plan.source, plan.newHead = p.ID, gitexec.OID(p.ID)
+		if p.AutoCommit {
+			// The session's transcript is cut back to the commit's: its state is told, so that
+			// its next checkpoint's transcript begins inside the file (reset: no work left).
+			plan.rewound = []sessionRewind{{id: p.SessionID, reset: true}}
+		}
 		return plan, en.planFiles(ctx, plan, hardReset, nil, known)
 	}
 	return plan, nil

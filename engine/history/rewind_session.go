@@ -1,9 +1,11 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -21,7 +23,9 @@ import (
 // branch: its newest checkpoint still on the branch is its latest, and its files are those the
 // work tree still has from the agent, so nothing the rewind removed is carried forward after a
 // commit. An undo tells each of them what it held before the rewind, which the undo record
-// keeps.
+// keeps. A rewind that resets the branch to an auto-commit, and its undo, tell the session
+// whose transcript they wrote where it ends (reset): its checkpoints recorded all of it, so
+// its next checkpoint and usage begin there.
 
 // sessionRewind is what a rewind makes of one session's state.
 type sessionRewind struct {
@@ -29,6 +33,7 @@ type sessionRewind struct {
 	commit string   // the session's latest checkpoint afterwards ("" when the rewind removed all)
 	files  []string // its files afterwards; for a rewind, worked out from the point when applied
 	undo   bool
+	reset  bool // the branch reset to an auto-commit: no checkpoint or file stays the session's
 }
 
 // undoSession is a session's state that a rewind replaced, kept in the undo record.
@@ -149,7 +154,7 @@ func (en *History) recordRewound(ctx context.Context, rs []rewoundSession, plan 
 	}
 	var changed []string
 	var err error
-	if !plan.Undo {
+	if slices.ContainsFunc(rs, func(r rewoundSession) bool { return !r.r.undo && !r.r.reset }) {
 		changed, err = en.pointFiles(ctx, plan)
 	}
 	for _, r := range rs {
@@ -181,11 +186,12 @@ func (en *History) pointFiles(ctx context.Context, plan *RewindPlan) ([]string, 
 }
 
 // rewoundEvent is what the rewind makes of one session: its files at the checkpoint (those of
-// its files that the checkpoint changes against HEAD) and, for the session whose transcript
-// the rewind wrote, where that transcript ends.
+// its files that the checkpoint changes against HEAD), the HEAD the rewind left and, for the
+// session whose transcript the rewind wrote, where that transcript ends.
 func (en *History) rewoundEvent(s session.State, r sessionRewind, plan *RewindPlan, changed []string) events.Rewound {
-	ev := events.Rewound{Branch: plan.shadow, Commit: r.commit, BaseCommit: string(plan.head), Files: r.files, Undo: r.undo}
-	if !r.undo {
+	ev := events.Rewound{Branch: plan.shadow, Commit: r.commit, BaseCommit: string(cmp.Or(plan.newHead, plan.head)), Files: r.files,
+		Undo: r.undo, Reset: r.reset}
+	if !r.undo && !r.reset {
 		ev.Files = session.Intersect(s.FilesTouched, changed)
 	}
 	for _, t := range plan.Transcripts {

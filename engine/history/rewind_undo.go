@@ -112,7 +112,8 @@ func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 		plan.shadow, plan.shadowTo = rec.ShadowBranch, gitexec.OID(rec.ShadowTip)
 	}
 	if rec.Session != nil {
-		plan.rewound = append(plan.rewound, sessionRewind{id: rec.SessionID, commit: rec.Session.LastShadowCommit, files: rec.Session.FilesTouched, undo: true})
+		plan.rewound = append(plan.rewound, sessionRewind{id: rec.SessionID, commit: rec.Session.LastShadowCommit, files: rec.Session.FilesTouched,
+			undo: true, reset: rec.Kind == RewindReset})
 	}
 	for _, u := range rec.OtherSessions {
 		plan.rewound = append(plan.rewound, sessionRewind{id: u.SessionID, commit: u.LastShadowCommit, files: u.FilesTouched, undo: true})
@@ -146,7 +147,11 @@ func (en *History) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.O
 		if err := en.writeTranscripts(plan); err != nil {
 			return "", err
 		}
-		return gitexec.OID(rec.Snapshot), en.Repo.Reset(ctx, gitexec.ResetHard, plan.newHead)
+		if err := en.Repo.Reset(ctx, gitexec.ResetHard, plan.newHead); err != nil {
+			return "", err
+		}
+		en.recordRewound(ctx, sessions, plan)
+		return gitexec.OID(rec.Snapshot), nil
 	}
 	if plan.newHead != "" {
 		if err := en.Repo.Reset(ctx, gitexec.ResetSoft, plan.newHead); err != nil {

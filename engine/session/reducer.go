@@ -42,6 +42,9 @@ type Condense struct {
 	Provisional bool                `json:"provisional,omitempty"` // mid-turn: finalized at turn end
 	// CarryForward are the session's files that stay uncommitted agent work (carryForward).
 	CarryForward []string `json:"carry_forward,omitempty"`
+	// Start is where the checkpoint's transcript begins when it is not where the session's last
+	// condensation ended: a turn's auto-commit starts at the turn's pre-prompt position.
+	Start *events.Transcript `json:"start,omitempty"`
 }
 
 // RemoveSession deletes the session's journal and state snapshot, as a maintenance command
@@ -68,6 +71,9 @@ type AutoCommit struct {
 	ToolUseID    string `json:"tool_use_id,omitempty"`
 	SubagentType string `json:"subagent_type,omitempty"`
 	Description  string `json:"description,omitempty"`
+	// Start is the turn's pre-prompt transcript position, where its checkpoint's transcript
+	// begins (spec §5, Stop steps 1 and 4); nil for a subagent's commit, or when unknown.
+	Start *events.Transcript `json:"start,omitempty"`
 }
 
 // WriteTaskCheckpoint snapshots a subagent's work onto the shadow branch (spec §2.4).
@@ -314,6 +320,7 @@ func Evolve(in State, e events.Event) State {
 			s.PendingPromptAttribution = &a
 		}
 		s.Recorder.TurnStart = d.Transcript
+		s.Recorder.PrePrompt = cloneTranscript(d.PrePrompt)
 		s.Recorder.TurnPrompt = d.Prompt
 		s.scanned(d.Transcript, d.PriorPrompts)
 		s.Recorder.DirtyAtTurnStart = cloneStrings(d.DirtyFiles)
@@ -355,7 +362,7 @@ func Evolve(in State, e events.Event) State {
 				prompt = d.Prompts[n-1]
 			}
 			s.Recorder.Commits = append(withoutCommit(s.Recorder.Commits, d.CheckpointID),
-				AutoCommit{Files: files, CheckpointID: d.CheckpointID, Prompt: prompt})
+				AutoCommit{Files: files, CheckpointID: d.CheckpointID, Prompt: prompt, Start: cloneTranscript(s.Recorder.PrePrompt)})
 		}
 	case events.SessionStopped:
 		if !s.Exists() {
@@ -407,6 +414,7 @@ func Evolve(in State, e events.Event) State {
 	case events.AutoCommitted:
 		// The turn's commit is linked to the session by construction: its checkpoint is owed at
 		// once, like a linked user commit's.
+		owed := slices.IndexFunc(in.Recorder.Commits, func(c AutoCommit) bool { return c.CheckpointID == d.CheckpointID })
 		s.Recorder.Commits = withoutCommit(s.Recorder.Commits, d.CheckpointID)
 		if d.Skipped || d.Commit == "" {
 			return s
@@ -414,6 +422,9 @@ func Evolve(in State, e events.Event) State {
 		s.CheckpointCount++
 		c := Condense{Commit: events.GitCommitted{Commit: d.Commit, CheckpointID: d.CheckpointID, Branch: d.Branch,
 			Files: cloneStrings(d.Files), Overlap: true, Strategy: events.StrategyAutoCommit, ToolUseID: d.ToolUseID}}
+		if owed >= 0 {
+			c.Start = cloneTranscript(in.Recorder.Commits[owed].Start)
+		}
 		s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, d.CheckpointID), c)
 		s.Recorder.LastCommit = d.Commit
 		s.BaseCommit = d.Commit

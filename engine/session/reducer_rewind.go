@@ -20,6 +20,13 @@ func (s *State) rewound(d events.Rewound) {
 	if n := len(d.Prompts); n > 0 {
 		s.Recorder.TurnPrompt = d.Prompts[n-1]
 	}
+	if d.Reset {
+		// The branch went to (or back from) an auto-commit: the transcript is the one its
+		// checkpoints recorded, all of it; the next checkpoint's lines and usage follow it.
+		s.Recorder.CondensedOffset, s.CheckpointTranscriptStart = d.Transcript.Offset, d.Transcript.Lines
+		s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
+		return
+	}
 	// Offsets past the new end pointed into lines the rewind removed.
 	if s.Recorder.CondensedOffset > d.Transcript.Offset {
 		s.Recorder.CondensedOffset = d.Transcript.Offset

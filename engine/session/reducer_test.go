@@ -95,6 +95,12 @@ func scribble(s *State) {
 	for _, l := range [][]string{s.TurnCheckpointIDs, s.UntrackedFilesAtStart, s.FilesTouched, s.Recorder.DirtyAtTurnStart} {
 		clear(l)
 	}
+	for _, c := range s.Recorder.Commits {
+		clear(c.Files)
+	}
+	if s.Recorder.PrePrompt != nil {
+		*s.Recorder.PrePrompt = events.Transcript{}
+	}
 	for _, t := range []*time.Time{s.EndedAt, s.LastInteractionTime} {
 		if t != nil {
 			*t = time.Time{}
@@ -174,10 +180,14 @@ func TestDecideInputEvents(t *testing.T) {
 			Dirty:    []string{"e.go", "hand-edited.go", "made-by-shell.go", "theirs.go", "x.go"},
 			Modified: []string{"e.go", "hand-edited.go"}, Claimed: []string{"theirs.go"}},
 			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go", "made-by-shell.go"}, CheckpointID: cpNew, Prompt: "first prompt"}})},
-		{"auto-commit turn end, the commit's subject from the turn's last prompt", noPending, events.TurnEnded{Worktree: same,
+		{"auto-commit turn end, the commit's subject from the turn's last prompt", func(s *State) {
+			noPending(s)
+			s.Recorder.PrePrompt = &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}
+		}, events.TurnEnded{Worktree: same,
 			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Edited: []string{"e.go"}, Dirty: []string{"e.go"},
 			Prompts: []string{"later prompt"}},
-			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "later prompt"}})},
+			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "later prompt",
+				Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}}})},
 		{"auto-commit subagent left files", func(s *State) { noPending(s); s.Recorder.Strategy = events.StrategyAutoCommit },
 			events.SubagentEnded{ToolUseID: "toolu_1", SubagentType: "dev", Description: "d", Worktree: same, Files: []string{"e.go"}, CheckpointID: cpNew},
 			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, ToolUseID: "toolu_1", SubagentType: "dev", Description: "d"}})},
@@ -301,6 +311,7 @@ func TestEvolve(t *testing.T) {
 	at := evTime
 	turnStart := events.TurnStarted{SessionID: "sess-1", Agent: agentClaudeCode, TurnID: "fedcba987654", Prompt: "second",
 		Transcript: events.Transcript{Path: "/t/new.jsonl", Lines: 9, Offset: 900, LastUUID: "u9"},
+		PrePrompt:  &events.Transcript{Path: "/t/new.jsonl", Lines: 8, Offset: 800},
 		Worktree:   events.Worktree{Path: "/w", Head: rHead}, DirtyFiles: []string{"y.go"}, ResetShadow: true,
 		Attribution: &PromptAttribution{CheckpointNumber: 99, UserLinesAdded: 5}}
 	started := func(s *State, _ Phase) {
@@ -308,6 +319,7 @@ func TestEvolve(t *testing.T) {
 		s.TurnID, s.LastCheckpointID, s.TranscriptPath, s.ShouldResetShadowBranch = "fedcba987654", "", "/t/new.jsonl", true
 		s.Recorder.TurnStart, s.Recorder.TurnPrompt, s.Recorder.DirtyAtTurnStart = turnStart.Transcript, "second", []string{"y.go"}
 		s.Recorder.Scanned = turnStart.Transcript // the transcript was read up to the turn's start
+		s.Recorder.PrePrompt = &events.Transcript{Path: "/t/new.jsonl", Lines: 8, Offset: 800}
 		s.PendingPromptAttribution = &PromptAttribution{CheckpointNumber: s.CheckpointCount + 1, UserLinesAdded: 5}
 	}
 	// A checkpoint save moves the pending attribution into prompt_attributions (spec §5.3).
@@ -328,7 +340,8 @@ func TestEvolve(t *testing.T) {
 	finalizing := func(s *State) { s.TurnCheckpointIDs = []string{cpOld, cpNew} }
 	unchanged := func(*State, Phase) {}
 	pendingAutoCommit := func(s *State) {
-		s.Recorder.Commits = []AutoCommit{{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "p"}, {Files: []string{"f.go"}, CheckpointID: cpOld}}
+		s.Recorder.Commits = []AutoCommit{{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "p", Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}},
+			{Files: []string{"f.go"}, CheckpointID: cpOld}}
 	}
 	tests := []struct {
 		name string
@@ -539,7 +552,8 @@ func TestEvolve(t *testing.T) {
 				s.Recorder.Commits = []AutoCommit{{Files: []string{"f.go"}, CheckpointID: cpOld}}
 				s.CheckpointCount++
 				s.Recorder.Pending = []Condense{{Commit: events.GitCommitted{Commit: rHead, CheckpointID: cpNew, Branch: "main",
-					Files: []string{"e.go"}, Overlap: true, Strategy: events.StrategyAutoCommit}}}
+					Files: []string{"e.go"}, Overlap: true, Strategy: events.StrategyAutoCommit},
+					Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}}}
 				s.Recorder.LastCommit, s.BaseCommit = rHead, rHead
 			}},
 		{"shadow branch deleted", nil, events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4"}, unchanged},
@@ -565,6 +579,16 @@ func TestEvolve(t *testing.T) {
 			s.Recorder.Prompts, s.Recorder.TurnPrompt = []string{"zeroth", "first"}, "first"
 			s.Recorder.CondensedOffset, s.CheckpointTranscriptStart = 200, 2
 			s.Recorder.UsageOffset, s.Recorder.UsageLines = 200, 2
+		}},
+		// A reset to an auto-commit (or its undo, back) writes a transcript its checkpoints
+		// recorded whole: the next checkpoint begins at its end, even a longer one.
+		{"rewound to an auto-commit, the transcript restored longer", nil, events.Rewound{BaseCommit: rHead, Reset: true, Undo: true,
+			Transcript: events.Transcript{Path: "/t/old.jsonl", Lines: 9, Offset: 900, LastUUID: "u9"}}, func(s *State, _ Phase) {
+			s.BaseCommit, s.FilesTouched, s.Recorder.LastShadowCommit = rHead, nil, ""
+			s.Recorder.Scanned = events.Transcript{Path: "/t/old.jsonl", Lines: 9, Offset: 900, LastUUID: "u9"}
+			s.Recorder.Prompts = nil
+			s.Recorder.CondensedOffset, s.CheckpointTranscriptStart = 900, 9
+			s.Recorder.UsageOffset, s.Recorder.UsageLines = 900, 9
 		}},
 	}
 	for _, tc := range tests {
@@ -612,7 +636,10 @@ func decoded(t *testing.T, e events.Event) events.Event {
 func TestEvolveDoesNotAliasEventData(t *testing.T) {
 	payloads := func() []events.Payload {
 		return []events.Payload{
-			events.TurnStarted{TurnID: "fedcba987654", DirtyFiles: []string{"y.go"}, UntrackedFiles: []string{"n.txt"}},
+			events.TurnStarted{TurnID: "fedcba987654", DirtyFiles: []string{"y.go"}, UntrackedFiles: []string{"n.txt"},
+				PrePrompt: &events.Transcript{Path: "/t/new.jsonl", Lines: 8}},
+			events.TurnEnded{Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Worktree: events.Worktree{Head: rHead},
+				Edited: []string{"y.go"}, Dirty: []string{"y.go"}, Prompts: []string{"p"}},
 			events.ShadowCheckpointWritten{Files: []string{"y.go"}}, events.CarriedForward{Files: []string{"y.go"}},
 			events.CarriedForward{Files: []string{"y.go"}, NewBase: rHead},
 			events.TaskCheckpointWritten{Files: []string{"y.go"}},

@@ -73,8 +73,10 @@ type PromptAttribution = events.PromptAttribution
 type Recorder struct {
 	JournalSeq    uint64 `json:"journal_seq"`
 	JournalOffset int64  `json:"journal_offset"`
-	// TurnStart is the transcript position when the current turn began.
-	TurnStart events.Transcript `json:"turn_start"`
+	// TurnStart is the transcript position when the current turn began; PrePrompt the position
+	// before its prompt (events.TurnStarted), where an auto-commit checkpoint's transcript begins.
+	TurnStart events.Transcript  `json:"turn_start"`
+	PrePrompt *events.Transcript `json:"pre_prompt,omitempty"`
 	// Scanned is how far the transcript has been read; Prompts are all user prompts up to there,
 	// except the first PromptsOmitted: a snapshot leaves a long list out (MarshalState), and
 	// AllPrompts gets it back from the journal when a checkpoint needs it.
@@ -195,6 +197,7 @@ func (s State) clone() State {
 	c.Recorder.ShadowChunks = cloneChunks(s.Recorder.ShadowChunks)
 	c.Recorder.Pending = clonePending(s.Recorder.Pending)
 	c.Recorder.Commits = cloneCommits(s.Recorder.Commits)
+	c.Recorder.PrePrompt = cloneTranscript(s.Recorder.PrePrompt)
 	if s.Recorder.ShadowToDelete != nil {
 		d := *s.Recorder.ShadowToDelete
 		c.Recorder.ShadowToDelete = &d
@@ -234,6 +237,7 @@ func clonePending(in []Condense) []Condense {
 		c.Commit.Settled = cloneStrings(c.Commit.Settled)
 		c.Commit.TurnEdited = cloneStrings(c.Commit.TurnEdited)
 		c.CarryForward = cloneStrings(c.CarryForward)
+		c.Start = cloneTranscript(c.Start)
 		out[i] = c
 	}
 	return out
@@ -246,9 +250,18 @@ func cloneCommits(in []AutoCommit) []AutoCommit {
 	out := make([]AutoCommit, len(in))
 	for i, c := range in {
 		c.Files = cloneStrings(c.Files)
+		c.Start = cloneTranscript(c.Start)
 		out[i] = c
 	}
 	return out
+}
+
+func cloneTranscript(t *events.Transcript) *events.Transcript {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	return &c
 }
 
 func cloneUsage(u *events.TokenUsage) *events.TokenUsage {
