@@ -143,6 +143,7 @@ type slotWrite struct {
 	transcript *storedTranscript // nil when no transcript could be read
 	prompts    []byte            // prompt.txt; nil when there were no prompts
 	context    []byte            // context.md; nil when there were no prompts
+	summary    []byte            // summary.txt (an auto-commit turn's); nil: none
 	// attribution, when set, is awaited for meta.InitialAttribution just before the metadata
 	// is written: it is computed while the record's tip is read.
 	attribution func() json.RawMessage
@@ -188,6 +189,9 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 		blobs = append(blobs, NamedBlob{"prompt.txt", w.prompts}, NamedBlob{"context.md", w.context})
 		files.Prompt = "/" + dir + "/prompt.txt"
 		files.Context = "/" + dir + "/context.md"
+	}
+	if w.summary != nil {
+		blobs = append(blobs, NamedBlob{"summary.txt", w.summary})
 	}
 	if slot == len(slots) {
 		slots = append(slots, w.meta)

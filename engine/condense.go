@@ -136,9 +136,16 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	}
 	fresh := data.scan(s.Condensed())
 	files := checkpointFiles(s.FilesTouched, en.relFiles(cmp.Or(fresh.Cwd, s.Recorder.AgentCwd), fresh.ModifiedFiles), c.Files)
-	w, err := en.slotContent(ctx, s, data, sessionPrompts(s, data, pos.Path))
+	var prompts []string
+	if f.Auto == nil {
+		prompts = sessionPrompts(s, data, pos.Path)
+	}
+	w, err := en.slotContent(ctx, s, data, prompts)
 	if err != nil {
 		return nil, err
+	}
+	if f.Auto != nil {
+		autoTurnFiles(s.SessionID, data, pos.Path, s.Condensed(), f.Auto, &w)
 	}
 	w.commit, w.copied = c.Files, c.Copied
 	strategy := checkpoint.StrategyManualCommit

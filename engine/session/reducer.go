@@ -45,6 +45,8 @@ type Condense struct {
 	// Start is where the checkpoint's transcript begins when it is not where the session's last
 	// condensation ended: a turn's auto-commit starts at the turn's pre-prompt position.
 	Start *events.Transcript `json:"start,omitempty"`
+	// Auto is set for the checkpoint of an auto-commit: what else its slot holds.
+	Auto *AutoSlot `json:"auto,omitempty"`
 }
 
 // RemoveSession deletes the session's journal and state snapshot, as a maintenance command
@@ -74,6 +76,8 @@ type AutoCommit struct {
 	// Start is the turn's pre-prompt transcript position, where its checkpoint's transcript
 	// begins (spec §5, Stop steps 1 and 4); nil for a subagent's commit, or when unknown.
 	Start *events.Transcript `json:"start,omitempty"`
+	// Slot is what else the commit's checkpoint holds.
+	Slot *AutoSlot `json:"slot,omitempty"`
 }
 
 // WriteTaskCheckpoint snapshots a subagent's work onto the shadow branch (spec §2.4).
@@ -362,7 +366,8 @@ func Evolve(in State, e events.Event) State {
 				prompt = d.Prompts[n-1]
 			}
 			s.Recorder.Commits = append(withoutCommit(s.Recorder.Commits, d.CheckpointID),
-				AutoCommit{Files: files, CheckpointID: d.CheckpointID, Prompt: prompt, Start: cloneTranscript(s.Recorder.PrePrompt)})
+				AutoCommit{Files: files, CheckpointID: d.CheckpointID, Prompt: prompt, Start: cloneTranscript(s.Recorder.PrePrompt),
+					Slot: s.turnSlot()})
 		}
 	case events.SessionStopped:
 		if !s.Exists() {
@@ -422,8 +427,12 @@ func Evolve(in State, e events.Event) State {
 		s.CheckpointCount++
 		c := Condense{Commit: events.GitCommitted{Commit: d.Commit, CheckpointID: d.CheckpointID, Branch: d.Branch,
 			Files: cloneStrings(d.Files), Overlap: true, Strategy: events.StrategyAutoCommit, ToolUseID: d.ToolUseID}}
+		c.Auto = in.turnSlot() // a commit journaled before slots were
 		if owed >= 0 {
 			c.Start = cloneTranscript(in.Recorder.Commits[owed].Start)
+			if sl := in.Recorder.Commits[owed].Slot; sl != nil {
+				c.Auto = sl.clone()
+			}
 		}
 		s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, d.CheckpointID), c)
 		s.Recorder.LastCommit = d.Commit

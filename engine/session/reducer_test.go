@@ -179,7 +179,8 @@ func TestDecideInputEvents(t *testing.T) {
 			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Edited: []string{"e.go"},
 			Dirty:    []string{"e.go", "hand-edited.go", "made-by-shell.go", "theirs.go", "x.go"},
 			Modified: []string{"e.go", "hand-edited.go"}, Claimed: []string{"theirs.go"}},
-			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go", "made-by-shell.go"}, CheckpointID: cpNew, Prompt: "first prompt"}})},
+			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go", "made-by-shell.go"}, CheckpointID: cpNew, Prompt: "first prompt",
+				Slot: &AutoSlot{Prompt: "first prompt"}}})},
 		{"auto-commit turn end, the commit's subject from the turn's last prompt", func(s *State) {
 			noPending(s)
 			s.Recorder.PrePrompt = &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}
@@ -187,7 +188,7 @@ func TestDecideInputEvents(t *testing.T) {
 			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Edited: []string{"e.go"}, Dirty: []string{"e.go"},
 			Prompts: []string{"later prompt"}},
 			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "later prompt",
-				Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}}})},
+				Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}, Slot: &AutoSlot{Prompt: "first prompt"}}})},
 		{"auto-commit subagent left files", func(s *State) { noPending(s); s.Recorder.Strategy = events.StrategyAutoCommit },
 			events.SubagentEnded{ToolUseID: "toolu_1", SubagentType: "dev", Description: "d", Worktree: same, Files: []string{"e.go"}, CheckpointID: cpNew},
 			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, ToolUseID: "toolu_1", SubagentType: "dev", Description: "d"}})},
@@ -340,7 +341,8 @@ func TestEvolve(t *testing.T) {
 	finalizing := func(s *State) { s.TurnCheckpointIDs = []string{cpOld, cpNew} }
 	unchanged := func(*State, Phase) {}
 	pendingAutoCommit := func(s *State) {
-		s.Recorder.Commits = []AutoCommit{{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "p", Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}},
+		s.Recorder.Commits = []AutoCommit{{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "p", Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200},
+			Slot: &AutoSlot{To: events.Transcript{Path: "/t/old.jsonl", Lines: 3, Offset: 300}, Prompt: "p"}},
 			{Files: []string{"f.go"}, CheckpointID: cpOld}}
 	}
 	tests := []struct {
@@ -553,7 +555,8 @@ func TestEvolve(t *testing.T) {
 				s.CheckpointCount++
 				s.Recorder.Pending = []Condense{{Commit: events.GitCommitted{Commit: rHead, CheckpointID: cpNew, Branch: "main",
 					Files: []string{"e.go"}, Overlap: true, Strategy: events.StrategyAutoCommit},
-					Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}}}
+					Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200},
+					Auto:  &AutoSlot{To: events.Transcript{Path: "/t/old.jsonl", Lines: 3, Offset: 300}, Prompt: "p"}}}
 				s.Recorder.LastCommit, s.BaseCommit = rHead, rHead
 			}},
 		{"shadow branch deleted", nil, events.ShadowBranchDeleted{Branch: "entire/1111111-e3b0c4"}, unchanged},

@@ -238,6 +238,7 @@ func clonePending(in []Condense) []Condense {
 		c.Commit.TurnEdited = cloneStrings(c.Commit.TurnEdited)
 		c.CarryForward = cloneStrings(c.CarryForward)
 		c.Start = cloneTranscript(c.Start)
+		c.Auto = c.Auto.clone()
 		out[i] = c
 	}
 	return out
@@ -251,6 +252,7 @@ func cloneCommits(in []AutoCommit) []AutoCommit {
 	for i, c := range in {
 		c.Files = cloneStrings(c.Files)
 		c.Start = cloneTranscript(c.Start)
+		c.Slot = c.Slot.clone()
 		out[i] = c
 	}
 	return out
