@@ -7,12 +7,15 @@ import (
 	"github.com/entirerec/entire/events/agent"
 )
 
-// autoTurnFiles fills in the files of an auto-commit turn's slot (spec §5 Stop step 4, format
-// §3.6): what the turn's Stop writes to .entire/metadata/<session-id>/ (format §2.2), redacted:
-// prompt.txt with this turn's prompts only, summary.txt with its last assistant text, and the
-// shadow context.md. The turn's lines, in the transcript at path, begin at from (its
-// pre-prompt position).
-func autoTurnFiles(sessionID string, data tsource, path string, from events.Transcript, a *session.AutoSlot, w *slotWrite) {
+// autoTurnSlot shapes the slot of an auto-commit turn's checkpoint (spec §5 Stop step 4): one
+// step, the commit's files, and the files the turn's Stop writes to
+// .entire/metadata/<session-id>/ (format §2.2, §3.6), redacted: prompt.txt with this turn's
+// prompts only, summary.txt with its last assistant text, and the shadow context.md. The
+// turn's lines, in the transcript at path, begin at from (its pre-prompt position).
+func autoTurnSlot(sessionID string, data tsource, path string, from events.Transcript, f session.Condense, w *slotWrite) {
+	a := f.Auto
+	w.meta.CheckpointsCount = 1
+	w.meta.FilesTouched = session.MergeSorted(nil, f.Commit.Files)
 	to := a.To
 	if to.Path != path {
 		to = events.Transcript{} // another file: read to its end

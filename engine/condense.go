@@ -109,7 +109,8 @@ func chunkRefs(w slotWrite) []events.ChunkRef {
 }
 
 // Condense writes the session into the checkpoint named by the commit's trailer, then carries
-// its uncommitted files forward onto a shadow branch for the new HEAD.
+// its uncommitted files forward onto a shadow branch for the new HEAD. An auto-commit turn's
+// checkpoint carries nothing forward: manual-commit work it leaves has its branch follow HEAD.
 func (en *Engine) Condense(ctx context.Context, s session.State, f session.Condense) ([]events.Event, error) {
 	c := f.Commit
 	en.Repo.PrestartWrites() // git starts up while the checkpoint is computed
@@ -144,9 +145,6 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	if err != nil {
 		return nil, err
 	}
-	if f.Auto != nil {
-		autoTurnFiles(s.SessionID, data, pos.Path, s.Condensed(), f.Auto, &w)
-	}
 	w.commit, w.copied = c.Files, c.Copied
 	strategy := checkpoint.StrategyManualCommit
 	if c.Strategy != "" {
@@ -175,13 +173,20 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	}
 	w.attribution = attribution
 	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageFrom())
+	if f.Auto != nil {
+		autoTurnSlot(s.SessionID, data, pos.Path, s.Condensed(), f, &w)
+	}
 	msg := "Checkpoint: " + c.CheckpointID + "\n\nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + strategy + "\nEntire-Agent: " + w.meta.Agent + "\n"
 	if c.Strategy == "" {
 		msg += "Ephemeral-branch: " + session.ShadowBranch(s.BaseCommit, s.WorktreeID) + "\n"
 	}
 	var slot int
-	del := en.rideAlong(ctx, s, c)
+	var del *gitexec.RefUpdate
+	left := session.ManualWorkLeft(s, f)
+	if left == nil {
+		del = en.rideAlong(ctx, s, c)
+	}
 	metaCommit, rode, err := en.updateMetadataBranchWith(ctx, msg, del, func(tip gitexec.OID) ([]gitexec.TreeChange, error) {
 		changes, n, err := en.writeSlot(ctx, tip, w)
 		slot = n
@@ -197,12 +202,21 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		en.deleted[string(del.Name)] = del.Old
 	}
 	crashPoint("condense:metadata-written")
-	fmt.Fprintf(en.Stderr, "[entire] Condensed session %s: %s (%d checkpoints)\n", Short(s.SessionID, 8), c.CheckpointID, s.CheckpointCount)
+	fmt.Fprintf(en.Stderr, "[entire] Condensed session %s: %s (%d checkpoints)\n", Short(s.SessionID, 8), c.CheckpointID, w.meta.CheckpointsCount)
 	out := []events.Event{en.Event(events.CheckpointCondensed{
 		CheckpointID: c.CheckpointID, MetadataCommit: string(metaCommit), UserCommit: c.Commit,
 		Slot: slot, Files: w.meta.FilesTouched, Provisional: f.Provisional, Transcript: pos,
 		Chunks: chunkRefs(w),
 	})}
+	if left != nil && s.BaseCommit != c.Commit {
+		// Manual-commit work the auto-commit turn left: its shadow branch follows HEAD.
+		moved, err := en.migrateShadow(ctx, s, session.MigrateShadow{OldBase: s.BaseCommit, NewBase: c.Commit})
+		if err != nil {
+			en.Log.Warn("move the shadow branch of manual-commit work", "session_id", s.SessionID, "error", err.Error())
+			return append(out, en.Event(events.EffectFailed{Effect: "migrate-shadow", Error: err.Error()})), nil
+		}
+		return append(out, moved...), nil
+	}
 	cf, err := en.carryForward(ctx, s, c, f.CarryForward)
 	if err != nil {
 		en.Log.Warn("carry forward failed", "session_id", s.SessionID, "error", err.Error())

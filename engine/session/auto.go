@@ -1,6 +1,8 @@
 package session
 
 import (
+	"slices"
+
 	"github.com/entirerec/entire/events"
 )
 
@@ -27,4 +29,89 @@ func (a *AutoSlot) clone() *AutoSlot {
 	}
 	c := *a
 	return &c
+}
+
+// autoCommitted applies the commit of an auto-commit turn: it is linked to the session by
+// construction, so its checkpoint is owed at once, like a linked user commit's. The checkpoint
+// covers that turn alone (one step, from before its prompt); work of earlier manual-commit
+// turns that is still uncommitted is not its own (ManualWorkLeft).
+func (s *State) autoCommitted(in State, d events.AutoCommitted) {
+	owed := slices.IndexFunc(in.Recorder.Commits, func(c AutoCommit) bool { return c.CheckpointID == d.CheckpointID })
+	s.Recorder.Commits = withoutCommit(s.Recorder.Commits, d.CheckpointID)
+	if d.Skipped || d.Commit == "" {
+		return
+	}
+	c := Condense{Commit: events.GitCommitted{Commit: d.Commit, CheckpointID: d.CheckpointID, Branch: d.Branch,
+		Files: cloneStrings(d.Files), Overlap: true, Strategy: events.StrategyAutoCommit, ToolUseID: d.ToolUseID}}
+	c.Auto = in.turnSlot() // a commit journaled before slots were
+	if owed >= 0 {
+		c.Start = cloneTranscript(in.Recorder.Commits[owed].Start)
+		if sl := in.Recorder.Commits[owed].Slot; sl != nil {
+			c.Auto = sl.clone()
+		}
+	}
+	s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, d.CheckpointID), c)
+	s.Recorder.LastCommit = d.Commit
+	if in.CheckpointCount == 0 {
+		// Otherwise the base still names the shadow branch of manual-commit work, which the
+		// condensation moves to the new commit (Engine.Condense) or, once the commit holds
+		// all of that work, deletes.
+		s.BaseCommit = d.Commit
+	}
+	if s.TranscriptIdentifierAtStart == "" {
+		s.TranscriptIdentifierAtStart = s.Recorder.TurnStart.LastUUID
+	}
+}
+
+// ManualWorkLeft are the files of the session's manual-commit work that an auto-commit
+// checkpoint leaves uncommitted: the session wrote temporary checkpoints (manual-commit turns
+// before the strategy was switched) and not every one of its files is in the commit. That
+// work is not the auto-commit turn's to claim: it stays on its shadow branch, which follows
+// HEAD, and the session keeps it for the user's commit (linksUserCommits), which condenses it
+// as manual-commit does.
+func ManualWorkLeft(s State, c Condense) []string {
+	if c.Auto == nil || s.CheckpointCount == 0 {
+		return nil
+	}
+	committed := set(c.Commit.Files)
+	var left []string
+	for _, p := range s.FilesTouched {
+		if !committed[p] {
+			left = append(left, p)
+		}
+	}
+	return left
+}
+
+// keptManualWork applies an auto-commit condensation that leaves manual-commit work
+// uncommitted (ManualWorkLeft): that work's bookkeeping (steps, transcript offsets,
+// attributions, shadow tip) stays as it was, for the commit that will condense it. It reports
+// whether it applied d.
+func (s *State) keptManualWork(in State, d events.CheckpointCondensed) bool {
+	var c Condense
+	for _, p := range in.Recorder.Pending {
+		if p.Commit.CheckpointID == d.CheckpointID {
+			c = p
+		}
+	}
+	left := ManualWorkLeft(in, c)
+	if len(left) == 0 {
+		return false
+	}
+	s.Recorder.Pending = withoutPending(s.Recorder.Pending, d.CheckpointID)
+	s.FilesTouched = left
+	s.LastCheckpointID = d.CheckpointID
+	// The slot's usage delta counted the lines up to here.
+	s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
+	if len(d.Chunks) > 0 {
+		s.Recorder.Chunks, s.Recorder.ChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
+	}
+	return true
+}
+
+// linksUserCommits reports whether a user's commit may carry the session's work: always
+// under manual-commit; under auto-commit, whose turns commit their own work (the reference's
+// git hooks do nothing), only while work recorded under manual-commit is left.
+func (s State) linksUserCommits() bool {
+	return s.Recorder.Strategy != events.StrategyAutoCommit || s.CheckpointCount > 0
 }

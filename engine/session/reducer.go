@@ -199,9 +199,7 @@ func Pending(s State) []Effect {
 // and how. prepare-commit-msg asks the same question through LinksCommit before writing the
 // trailer, and journals its answer (PreparedID), which the commit then honours.
 func condenseFor(s State, d events.GitCommitted) (Condense, bool) {
-	if d.Sequencer || d.CheckpointID == "" || !s.Exists() || s.Recorder.Strategy == events.StrategyAutoCommit {
-		// Under auto-commit the session's work is committed by its turns; a user's own
-		// commit is not linked (the reference's git hooks do nothing then).
+	if d.Sequencer || d.CheckpointID == "" || !s.Exists() || !s.linksUserCommits() {
 		return Condense{}, false
 	}
 	phase := s.Phase.Normalize()
@@ -245,7 +243,7 @@ func set(list []string) map[string]bool {
 // LinksCommit reports whether a commit with these facts would carry the session's work, as
 // prepare-commit-msg must decide before the commit exists.
 func LinksCommit(s State, d events.GitCommitted) bool {
-	if s.Recorder.Strategy == events.StrategyAutoCommit {
+	if !s.linksUserCommits() {
 		return false
 	}
 	return shouldCondense(s, s.Phase.Normalize(), d)
@@ -417,29 +415,7 @@ func Evolve(in State, e events.Event) State {
 	case events.ShadowCheckpointSkipped:
 		s.ShouldResetShadowBranch = false
 	case events.AutoCommitted:
-		// The turn's commit is linked to the session by construction: its checkpoint is owed at
-		// once, like a linked user commit's.
-		owed := slices.IndexFunc(in.Recorder.Commits, func(c AutoCommit) bool { return c.CheckpointID == d.CheckpointID })
-		s.Recorder.Commits = withoutCommit(s.Recorder.Commits, d.CheckpointID)
-		if d.Skipped || d.Commit == "" {
-			return s
-		}
-		s.CheckpointCount++
-		c := Condense{Commit: events.GitCommitted{Commit: d.Commit, CheckpointID: d.CheckpointID, Branch: d.Branch,
-			Files: cloneStrings(d.Files), Overlap: true, Strategy: events.StrategyAutoCommit, ToolUseID: d.ToolUseID}}
-		c.Auto = in.turnSlot() // a commit journaled before slots were
-		if owed >= 0 {
-			c.Start = cloneTranscript(in.Recorder.Commits[owed].Start)
-			if sl := in.Recorder.Commits[owed].Slot; sl != nil {
-				c.Auto = sl.clone()
-			}
-		}
-		s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, d.CheckpointID), c)
-		s.Recorder.LastCommit = d.Commit
-		s.BaseCommit = d.Commit
-		if s.TranscriptIdentifierAtStart == "" {
-			s.TranscriptIdentifierAtStart = s.Recorder.TurnStart.LastUUID
-		}
+		s.autoCommitted(in, d)
 	case events.StateRestored:
 		if r, err := UnmarshalState(d.State); err == nil {
 			s = r
@@ -470,6 +446,9 @@ func Evolve(in State, e events.Event) State {
 			s.Recorder.TaskSteps++
 		}
 	case events.CheckpointCondensed:
+		if s.keptManualWork(in, d) {
+			break
+		}
 		s.Recorder.Pending = withoutPending(s.Recorder.Pending, d.CheckpointID)
 		if in.BaseCommit != d.UserCommit {
 			s.Recorder.ShadowToDelete = &DeleteShadow{Branch: ShadowBranch(in.BaseCommit, in.WorktreeID), Tip: in.Recorder.LastShadowCommit}

@@ -253,9 +253,13 @@ func TestDecideInputEvents(t *testing.T) {
 				[]Effect{follow()}, []Effect{follow()})},
 		{"trailer prepared for another commit", func(s *State) { nothingNew(s); s.Recorder.PreparedID = cpOld },
 			noOverlap, every[[]Effect]([]Effect{follow()})},
-		// Under auto-commit a user's commit is never condensed, and the branch follows HEAD.
-		{"trailer, auto-commit session", func(s *State) { s.Recorder.Strategy = events.StrategyAutoCommit }, overlap,
-			every[[]Effect]([]Effect{migrate})},
+		// Under auto-commit a user's commit is not condensed, and the branch follows HEAD; work
+		// recorded under manual-commit before the switch (steps) is, as manual-commit does.
+		{"trailer, auto-commit session", func(s *State) {
+			s.Recorder.Strategy, s.CheckpointCount, s.FilesTouched = events.StrategyAutoCommit, 0, nil
+		}, overlap, every[[]Effect]([]Effect{migrate})},
+		{"trailer, auto-commit session with manual-commit work", func(s *State) { s.Recorder.Strategy = events.StrategyAutoCommit }, overlap,
+			byPhase[[]Effect]([]Effect{condense(true, overlap, "d.go")}, []Effect{condense(false, overlap, "d.go")}, []Effect{condense(false, overlap, "d.go")})},
 	}
 	for _, tc := range tests {
 		for _, p := range allPhases {
@@ -341,6 +345,7 @@ func TestEvolve(t *testing.T) {
 	finalizing := func(s *State) { s.TurnCheckpointIDs = []string{cpOld, cpNew} }
 	unchanged := func(*State, Phase) {}
 	pendingAutoCommit := func(s *State) {
+		s.CheckpointCount = 0 // no manual-commit steps (see TestAutoCommitKeepsManualWork)
 		s.Recorder.Commits = []AutoCommit{{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "p", Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200},
 			Slot: &AutoSlot{To: events.Transcript{Path: "/t/old.jsonl", Lines: 3, Offset: 300}, Prompt: "p"}},
 			{Files: []string{"f.go"}, CheckpointID: cpOld}}
@@ -552,7 +557,6 @@ func TestEvolve(t *testing.T) {
 		{"auto-commit made: its checkpoint is owed", pendingAutoCommit, events.AutoCommitted{CheckpointID: cpNew, Commit: rHead, Branch: "main", Files: []string{"e.go"}},
 			func(s *State, _ Phase) {
 				s.Recorder.Commits = []AutoCommit{{Files: []string{"f.go"}, CheckpointID: cpOld}}
-				s.CheckpointCount++
 				s.Recorder.Pending = []Condense{{Commit: events.GitCommitted{Commit: rHead, CheckpointID: cpNew, Branch: "main",
 					Files: []string{"e.go"}, Overlap: true, Strategy: events.StrategyAutoCommit},
 					Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200},
