@@ -59,7 +59,7 @@ func (en *Engine) autoCommit(ctx context.Context, f session.AutoCommit) ([]event
 	}
 	if commit == "" {
 		fmt.Fprintln(en.Stderr, "No changes to commit (files already committed)")
-		done.Skipped = true
+		done.Skipped, done.Parent = true, string(head) // a subagent's checkpoint goes on HEAD
 		return []events.Event{en.Event(done)}, nil
 	}
 	ref := gitexec.RefName("HEAD")
@@ -91,6 +91,9 @@ func (en *Engine) syncIndex(ctx context.Context, commit gitexec.OID, paths []str
 // autoCommitMessage is the turn's commit message (spec §5): the subject from the turn's last
 // prompt (a subagent's: the task subject), then the trailer.
 func autoCommitMessage(f session.AutoCommit) string {
+	if f.Slot != nil && f.Slot.Task != nil {
+		return subagentSubject(*f.Slot.Task, f.Slot.Sequence) + "\n\n" + checkpoint.CheckpointTrailer + ": " + f.CheckpointID
+	}
 	if f.ToolUseID != "" {
 		return taskSubject(f.SubagentType, f.Description, f.ToolUseID) + "\n\n" + checkpoint.CheckpointTrailer + ": " + f.CheckpointID
 	}

@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"context"
+	"path"
+	"strings"
+
 	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
@@ -48,4 +52,35 @@ func turnScan(data tsource, from, to events.Transcript) agent.Scan {
 		}
 	}
 	return data.scan(from)
+}
+
+// autoTaskSlot shapes the checkpoint of a subagent under auto-commit (spec §5 Subagents): the
+// slot holds the main transcript (with content_hash.txt), is_task and the tool use, no step
+// (checkpoints_count 0) and no files (files_touched null), and the task's record goes under
+// tasks/<tool-use-id>/ at the checkpoint's root, redacted, the subagent's transcript as JSONL;
+// the task's answer is looked for from from. The record's subject is the metadata commit's
+// body line, and what it names its Entire-Metadata-Task trailer.
+func (en *Engine) autoTaskSlot(ctx context.Context, sessionID string, data tsource, from events.Transcript, f session.Condense, w *slotWrite) (taskRecord, error) {
+	a := f.Auto
+	rec, err := taskRecordOf(sessionID, *a.Task, a.Sequence, a.At, data, data.start(from.Offset))
+	if err != nil {
+		return rec, err
+	}
+	w.meta.CheckpointsCount = 0
+	w.meta.FilesTouched = nil
+	w.meta.TokenUsage = nil // the turn's checkpoint counts these lines
+	w.prompts, w.context, w.summary = nil, nil, nil
+	if f.Commit.Branch == "" { // no commit of its own: HEAD's branch
+		if b, attached, err := en.Repo.HeadBranch(ctx); err == nil && attached {
+			w.meta.Branch = b
+		}
+	}
+	dir := path.Join("tasks", a.Task.ToolUseID)
+	for _, b := range rec.files {
+		if strings.HasSuffix(b.Name, ".jsonl") {
+			b.Data = redact.JSONL(b.Data)
+		}
+		w.rootFiles = append(w.rootFiles, NamedBlob{path.Join(dir, b.Name), b.Data})
+	}
+	return rec, nil
 }

@@ -144,6 +144,9 @@ type slotWrite struct {
 	prompts    []byte            // prompt.txt; nil when there were no prompts
 	context    []byte            // context.md; nil when there were no prompts
 	summary    []byte            // summary.txt (an auto-commit turn's); nil: none
+	// rootFiles are files at the checkpoint's root, named relative to it (an auto-commit task
+	// checkpoint's tasks/<tool-use-id>/...).
+	rootFiles []NamedBlob
 	// attribution, when set, is awaited for meta.InitialAttribution just before the metadata
 	// is written: it is computed while the record's tip is read.
 	attribution func() json.RawMessage
@@ -210,7 +213,11 @@ func (en *Engine) writeSlot(ctx context.Context, tip gitexec.OID, w slotWrite) (
 	if err != nil {
 		return nil, 0, err
 	}
-	return changes, slot, nil
+	root, err := en.BlobChanges(ctx, cp, w.rootFiles)
+	if err != nil {
+		return nil, 0, err
+	}
+	return append(changes, root...), slot, nil
 }
 
 // amended is the metadata of a session's slot written again into the same checkpoint (an

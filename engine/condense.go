@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -173,13 +174,25 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	}
 	w.attribution = attribution
 	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageFrom())
-	if f.Auto != nil {
+	var task taskRecord
+	switch {
+	case f.Auto != nil && f.Auto.Task != nil:
+		if task, err = en.autoTaskSlot(ctx, s.SessionID, data, s.Condensed(), f, &w); err != nil {
+			return nil, err
+		}
+	case f.Auto != nil:
 		autoTurnSlot(s.SessionID, data, pos.Path, s.Condensed(), f, &w)
 	}
-	msg := "Checkpoint: " + c.CheckpointID + "\n\nEntire-Session: " + s.SessionID +
-		"\nEntire-Strategy: " + strategy + "\nEntire-Agent: " + w.meta.Agent + "\n"
+	msg := "Checkpoint: " + c.CheckpointID + "\n\n"
+	if task.subject != "" {
+		msg += task.subject + "\n\n"
+	}
+	msg += "Entire-Session: " + s.SessionID + "\nEntire-Strategy: " + strategy + "\nEntire-Agent: " + w.meta.Agent + "\n"
 	if c.Strategy == "" {
 		msg += "Ephemeral-branch: " + session.ShadowBranch(s.BaseCommit, s.WorktreeID) + "\n"
+	}
+	if task.subject != "" {
+		msg += "Entire-Metadata-Task: " + path.Join(checkpoint.CheckpointPath(c.CheckpointID), "tasks", f.Auto.Task.ToolUseID, task.named) + "\n"
 	}
 	var slot int
 	var del *gitexec.RefUpdate

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -186,7 +187,9 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 		}
 	}
 	in.Files = session.MergeSorted(session.Intersect(edited, statusPaths(st)), created)
-	if en.autoStrategy() != "" && len(in.Files) > 0 && !in.Incremental {
+	if en.autoStrategy() != "" && (len(in.Files) > 0 || !in.Incremental) {
+		// Under auto-commit a subagent's end is checkpointed with or without files, an
+		// incremental step only with (spec §5 Subagents).
 		if in.CheckpointID, err = checkpoint.NewCheckpointID(); err != nil {
 			return err
 		}
@@ -246,34 +249,12 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s session.State, inpu
 	if in.Transcript.Path != "" && in.Transcript.Offset > 0 {
 		main = fileSource(in.Transcript.Path, in.Transcript.Offset).of(reader(in.Agent))
 	}
-	var files []NamedBlob
 	seq := s.Recorder.TaskSteps + 1
-	var subject, trailer string
-	if f.Incremental {
-		step, err := json.Marshal(map[string]any{"type": in.ToolName, "tool_use_id": f.ToolUseID,
-			"timestamp": input.Time.UTC(), "data": json.RawMessage(redactJSON(in.Todo))})
-		if err != nil {
-			return nil, err
-		}
-		name := fmt.Sprintf("checkpoints/%03d-%s.json", seq, f.ToolUseID)
-		files = append(files, NamedBlob{name, step})
-		subject = claudecode.TodoSubject(in.Todo)
-		if subject == "" {
-			subject = fmt.Sprintf("Checkpoint #%d: %s", seq, Short(f.ToolUseID, 12))
-		} else {
-			subject += " (" + Short(f.ToolUseID, 12) + ")"
-		}
-		trailer = taskDir + "/" + name
-	} else {
-		if in.TranscriptPath != "" {
-			if sub, err := os.ReadFile(in.TranscriptPath); err == nil && in.AgentID != "" {
-				files = append(files, NamedBlob{"agent-" + in.AgentID + ".jsonl", sub})
-			}
-		}
-		files = append(files, NamedBlob{"checkpoint.json", checkpointJSON(s.SessionID, f.ToolUseID, toolResultUUID(main, s.Recorder.TurnStart.Offset, f.ToolUseID), in.AgentID)})
-		subject = taskSubject(in.SubagentType, in.Description, f.ToolUseID)
-		trailer = taskDir
+	rec, err := taskRecordOf(s.SessionID, in, seq, input.Time, main, s.Recorder.TurnStart.Offset)
+	if err != nil {
+		return nil, err
 	}
+	files, subject, trailer := rec.files, rec.subject, path.Join(taskDir, rec.named)
 	st, err := en.dirtyStatus(ctx)
 	if err != nil {
 		return nil, err

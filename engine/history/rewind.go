@@ -189,6 +189,10 @@ func (en *History) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
 		if last.Meta.Strategy == events.StrategyAutoCommit {
 			p.IsLogsOnly, p.AutoCommit = false, true
 			p.MetadataDir = checkpoint.CheckpointPath(l.CheckpointID)
+			if last.Meta.IsTask && last.Meta.ToolUseID != "" { // a subagent's: its task record (spec §5)
+				p.IsTaskCheckpoint, p.ToolUseID = true, last.Meta.ToolUseID
+				p.MetadataDir += "/tasks/" + last.Meta.ToolUseID
+			}
 		}
 		if len(last.Prompts) > 0 {
 			p.SessionPrompt = strings.TrimSpace(last.Prompts[0])
@@ -295,14 +299,7 @@ func (en *History) planTemporaryTranscript(ctx context.Context, plan *RewindPlan
 		return err
 	}
 	if p.IsTaskCheckpoint {
-		if raw, ok, _ := en.Repo.ReadBlob(ctx, p.ID+":"+p.MetadataDir+"/checkpoint.json"); ok {
-			var cj struct {
-				UUID string `json:"checkpoint_uuid"`
-			}
-			if json.Unmarshal(raw, &cj) == nil && cj.UUID != "" {
-				data = TruncateAtUUID(data, cj.UUID)
-			}
-		}
+		data = en.truncateAtTask(ctx, data, p.ID+":"+p.MetadataDir)
 	}
 	if data != nil {
 		dest := en.placeTranscript(checkpoint.CommittedMetadata{SessionID: p.SessionID, Agent: p.Agent}, place)
@@ -333,8 +330,12 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 		if s.Meta.SessionID == "" || s.Transcript == nil {
 			continue
 		}
+		data := s.Transcript
+		if p.AutoCommit && p.IsTaskCheckpoint && s.Meta.ToolUseID == p.ToolUseID {
+			data = en.truncateAtTask(ctx, data, string(rd.Tip)+":"+p.MetadataDir)
+		}
 		plan.Transcripts = append(plan.Transcripts, RewindTranscript{
-			SessionID: s.Meta.SessionID, Path: en.placeTranscript(s.Meta, place), Data: s.Transcript,
+			SessionID: s.Meta.SessionID, Path: en.placeTranscript(s.Meta, place), Data: data,
 		})
 		line := ResumeLine{Command: resumeCommand(s.Meta.Agent, s.Meta.SessionID)}
 		if ps := s.AllPrompts(); len(ps) > 0 {
@@ -351,6 +352,23 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 // forgottenNote says that a slot's transcript was removed by entire forget.
 func forgottenNote(m checkpoint.CommittedMetadata) string {
 	return fmt.Sprintf("session %s was forgotten on %s (entire forget)", m.SessionID, m.ForgottenAt.UTC().Format("2006-01-02"))
+}
+
+// truncateAtTask cuts a task point's transcript at the line that answered the task, as its
+// checkpoint.json in the tree-ish dir names it (spec §2.4); an incremental step has none and
+// keeps the whole transcript.
+func (en *History) truncateAtTask(ctx context.Context, data []byte, dir string) []byte {
+	raw, ok, _ := en.Repo.ReadBlob(ctx, dir+"/checkpoint.json")
+	if !ok {
+		return data
+	}
+	var cj struct {
+		UUID string `json:"checkpoint_uuid"`
+	}
+	if json.Unmarshal(raw, &cj) == nil && cj.UUID != "" {
+		return TruncateAtUUID(data, cj.UUID)
+	}
+	return data
 }
 
 // TruncateAtUUID keeps a JSONL transcript up to and including the line whose uuid is uuid.

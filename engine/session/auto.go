@@ -1,7 +1,9 @@
 package session
 
 import (
+	"cmp"
 	"slices"
+	"time"
 
 	"github.com/entirerec/entire/events"
 )
@@ -15,6 +17,11 @@ type AutoSlot struct {
 	// Prompt is the prompt the turn began with, for lines that hold none (the agent wrote it
 	// before the turn's start).
 	Prompt string `json:"prompt,omitempty"`
+	// Task is set for a subagent's checkpoint: the subagent's end (or incremental step, number
+	// Sequence) recorded at At, whose task record the checkpoint holds (spec §5 Subagents).
+	Task     *events.SubagentEnded `json:"task,omitempty"`
+	Sequence int                   `json:"sequence,omitempty"`
+	At       time.Time             `json:"at,omitzero"`
 }
 
 // turnSlot is the slot of the current turn's auto-commit checkpoint.
@@ -22,13 +29,54 @@ func (s *State) turnSlot() *AutoSlot {
 	return &AutoSlot{To: s.Recorder.Scanned, Prompt: s.Recorder.TurnPrompt}
 }
 
-// clone is a copy of a slot (nil for none).
+// clone is a deep copy of a slot (nil for none).
 func (a *AutoSlot) clone() *AutoSlot {
 	if a == nil {
 		return nil
 	}
 	c := *a
+	if a.Task != nil {
+		t := *a.Task
+		t.Files, t.Todo = cloneStrings(t.Files), slices.Clone(t.Todo)
+		c.Task = &t
+	}
 	return &c
+}
+
+// taskSlot is the slot of a subagent's checkpoint under auto-commit; an incremental step
+// takes the next step number.
+func (s *State) taskSlot(d events.SubagentEnded, at time.Time) *AutoSlot {
+	a := s.turnSlot()
+	a.Task, a.At = &d, at
+	a = a.clone() // the event's lists are not the state's
+	if d.Incremental {
+		s.Recorder.TaskSteps++
+		a.Sequence = s.Recorder.TaskSteps
+	}
+	return a
+}
+
+// subagentEnded records the end (or an incremental step) of a subagent under auto-commit
+// (spec §5 Subagents): with files, the commit it owes, its checkpoint to follow; without, no
+// commit, but its checkpoint, on HEAD.
+func (s *State) subagentEnded(in State, d events.SubagentEnded, at time.Time) {
+	if d.Worktree.Head == "" || in.Recorder.Strategy != events.StrategyAutoCommit || d.CheckpointID == "" {
+		return
+	}
+	slot := s.taskSlot(d, at)
+	if len(d.Files) == 0 {
+		s.owe(Condense{Commit: events.GitCommitted{Commit: d.Worktree.Head, CheckpointID: d.CheckpointID, ToolUseID: d.ToolUseID}, Auto: slot})
+		return
+	}
+	s.Recorder.Commits = append(withoutCommit(s.Recorder.Commits, d.CheckpointID), AutoCommit{Files: cloneStrings(d.Files),
+		CheckpointID: d.CheckpointID, ToolUseID: d.ToolUseID, SubagentType: d.SubagentType, Description: d.Description,
+		Slot: slot})
+}
+
+// owe makes the checkpoint of an auto-commit (or of a subagent on HEAD) pending work.
+func (s *State) owe(c Condense) {
+	c.Commit.Overlap, c.Commit.Strategy = true, events.StrategyAutoCommit
+	s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, c.Commit.CheckpointID), c)
 }
 
 // autoCommitted applies the commit of an auto-commit turn: it is linked to the session by
@@ -38,11 +86,8 @@ func (a *AutoSlot) clone() *AutoSlot {
 func (s *State) autoCommitted(in State, d events.AutoCommitted) {
 	owed := slices.IndexFunc(in.Recorder.Commits, func(c AutoCommit) bool { return c.CheckpointID == d.CheckpointID })
 	s.Recorder.Commits = withoutCommit(s.Recorder.Commits, d.CheckpointID)
-	if d.Skipped || d.Commit == "" {
-		return
-	}
 	c := Condense{Commit: events.GitCommitted{Commit: d.Commit, CheckpointID: d.CheckpointID, Branch: d.Branch,
-		Files: cloneStrings(d.Files), Overlap: true, Strategy: events.StrategyAutoCommit, ToolUseID: d.ToolUseID}}
+		Files: cloneStrings(d.Files), ToolUseID: d.ToolUseID}}
 	c.Auto = in.turnSlot() // a commit journaled before slots were
 	if owed >= 0 {
 		c.Start = cloneTranscript(in.Recorder.Commits[owed].Start)
@@ -50,7 +95,17 @@ func (s *State) autoCommitted(in State, d events.AutoCommitted) {
 			c.Auto = sl.clone()
 		}
 	}
-	s.Recorder.Pending = append(withoutPending(s.Recorder.Pending, d.CheckpointID), c)
+	if d.Skipped || d.Commit == "" {
+		if t := c.Auto.Task; t != nil {
+			// The subagent's files were committed already: its task is still recorded, on HEAD.
+			if c.Commit.Commit = cmp.Or(d.Parent, t.Worktree.Head); c.Commit.Commit != "" {
+				c.Commit.Files = nil
+				s.owe(c)
+			}
+		}
+		return
+	}
+	s.owe(c)
 	s.Recorder.LastCommit = d.Commit
 	if in.CheckpointCount == 0 {
 		// Otherwise the base still names the shadow branch of manual-commit work, which the

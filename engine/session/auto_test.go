@@ -51,3 +51,57 @@ func TestAutoCommitKeepsManualWork(t *testing.T) {
 		t.Error("an auto-commit session links the user's commit")
 	}
 }
+
+// Under auto-commit every subagent's end gets a task checkpoint: on its own commit, or on
+// HEAD when it has nothing to commit (no files, or files committed already); an incremental
+// step takes the next step number, which its commit's subject and its file share.
+func TestAutoCommitTaskCheckpoints(t *testing.T) {
+	s := fixture(PhaseActive)
+	s.CheckpointCount, s.FilesTouched, s.Recorder.Strategy = 0, nil, events.StrategyAutoCommit
+	s.Recorder.Commits, s.Recorder.Pending = nil, nil
+	wt := events.Worktree{Path: "/w", Head: rBase}
+	task := func(id string, files ...string) events.SubagentEnded {
+		return events.SubagentEnded{SessionID: "sess-1", ToolUseID: "toolu_" + id, CheckpointID: id, Worktree: wt, Files: files}
+	}
+	pending := func(s State, id string) Condense {
+		for _, c := range s.Recorder.Pending {
+			if c.Commit.CheckpointID == id {
+				return c
+			}
+		}
+		t.Fatalf("no pending checkpoint %s in %+v", id, s.Recorder.Pending)
+		return Condense{}
+	}
+
+	got := Evolve(s, ev(task("aaaaaaaaaaaa")))
+	if c := pending(got, "aaaaaaaaaaaa"); c.Commit.Commit != rBase || c.Commit.ToolUseID != "toolu_aaaaaaaaaaaa" ||
+		c.Auto == nil || c.Auto.Task == nil || c.Auto.Task.ToolUseID != "toolu_aaaaaaaaaaaa" || !c.Auto.At.Equal(evTime) {
+		t.Errorf("subagent without files: %+v", c)
+	}
+	if len(got.Recorder.Commits) != 0 {
+		t.Errorf("subagent without files owes a commit: %+v", got.Recorder.Commits)
+	}
+
+	got = Evolve(s, ev(task("bbbbbbbbbbbb", "x.go")))
+	if len(got.Recorder.Commits) != 1 || got.Recorder.Commits[0].Slot == nil || got.Recorder.Commits[0].Slot.Task == nil {
+		t.Fatalf("subagent with files: commits %+v", got.Recorder.Commits)
+	}
+	got = Evolve(got, ev(events.AutoCommitted{CheckpointID: "bbbbbbbbbbbb", Branch: "main", Files: []string{"x.go"},
+		Skipped: true, Parent: rHead, ToolUseID: "toolu_bbbbbbbbbbbb"}))
+	if c := pending(got, "bbbbbbbbbbbb"); c.Commit.Commit != rHead || c.Commit.Branch != "main" || c.Commit.Files != nil || c.Auto.Task == nil {
+		t.Errorf("subagent whose files were committed already: %+v", c)
+	}
+
+	step := task("cccccccccccc", "y.go")
+	step.Incremental = true
+	s.Recorder.TaskSteps = 2
+	got = Evolve(s, ev(step))
+	if got.Recorder.TaskSteps != 3 || len(got.Recorder.Commits) != 1 || got.Recorder.Commits[0].Slot.Sequence != 3 {
+		t.Fatalf("incremental step: steps %d, commits %+v", got.Recorder.TaskSteps, got.Recorder.Commits)
+	}
+	got = Evolve(got, ev(events.AutoCommitted{Commit: rHead, CheckpointID: "cccccccccccc", Files: step.Files, ToolUseID: step.ToolUseID}))
+	if c := pending(got, "cccccccccccc"); c.Commit.Commit != rHead || c.Auto.Sequence != 3 ||
+		!slices.Equal(c.Commit.Files, []string{"y.go"}) || got.BaseCommit != rHead || got.Recorder.TaskSteps != 3 {
+		t.Errorf("incremental step committed: %+v, steps %d, base %s", c, got.Recorder.TaskSteps, got.BaseCommit)
+	}
+}

@@ -433,10 +433,7 @@ func Evolve(in State, e events.Event) State {
 		if !d.Incremental {
 			s.Recorder.Tasks = slices.DeleteFunc(s.Recorder.Tasks, func(o OpenTask) bool { return o.ToolUseID == d.ToolUseID })
 		}
-		if len(d.Files) > 0 && d.Worktree.Head != "" && in.Recorder.Strategy == events.StrategyAutoCommit && d.CheckpointID != "" {
-			s.Recorder.Commits = append(withoutCommit(s.Recorder.Commits, d.CheckpointID), AutoCommit{Files: cloneStrings(d.Files),
-				CheckpointID: d.CheckpointID, ToolUseID: d.ToolUseID, SubagentType: d.SubagentType, Description: d.Description})
-		}
+		s.subagentEnded(in, d, t)
 	case events.TaskCheckpointWritten:
 		// Task checkpoints do not count as steps; their files join the session's (spec §2.4).
 		s.FilesTouched = MergeSorted(s.FilesTouched, d.Files)

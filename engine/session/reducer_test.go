@@ -121,6 +121,8 @@ func TestDecideInputEvents(t *testing.T) {
 	fin := Finalize{CheckpointIDs: []string{cpOld}, KeepScope: true}
 	finAll := Finalize{CheckpointIDs: []string{cpOld}}
 	migrate := MigrateShadow{OldBase: rBase, NewBase: rHead}
+	subagentLeft := events.SubagentEnded{ToolUseID: "toolu_1", SubagentType: "dev", Description: "d",
+		Worktree: events.Worktree{Path: "/w", Head: rBase}, Files: []string{"e.go"}, CheckpointID: cpNew}
 	// After a linked commit that does not condense it, a session takes its uncommitted files to
 	// the new HEAD (rather than its shadow branch renamed: the commit condensed from it).
 	follow := func(files ...string) FollowCommit { return FollowCommit{NewBase: rHead, Files: files} }
@@ -190,8 +192,8 @@ func TestDecideInputEvents(t *testing.T) {
 			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "later prompt",
 				Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}, Slot: &AutoSlot{Prompt: "first prompt"}}})},
 		{"auto-commit subagent left files", func(s *State) { noPending(s); s.Recorder.Strategy = events.StrategyAutoCommit },
-			events.SubagentEnded{ToolUseID: "toolu_1", SubagentType: "dev", Description: "d", Worktree: same, Files: []string{"e.go"}, CheckpointID: cpNew},
-			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, ToolUseID: "toolu_1", SubagentType: "dev", Description: "d"}})},
+			subagentLeft, every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, ToolUseID: "toolu_1",
+				SubagentType: "dev", Description: "d", Slot: &AutoSlot{Prompt: "first prompt", Task: &subagentLeft, At: evTime}}})},
 		{"auto-commit turn end, only the user's edits", noPending, events.TurnEnded{Worktree: same,
 			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Dirty: []string{"hand-edited.go"}, Modified: []string{"hand-edited.go"}},
 			every[[]Effect](nil)},
