@@ -16,17 +16,8 @@ import (
 	"github.com/entirerec/entire/gitexec"
 )
 
-// SkipLines drops the first n newline-terminated lines of data.
-func SkipLines(data []byte, n int) []byte {
-	for ; n > 0 && len(data) > 0; n-- {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return nil
-		}
-		data = data[i+1:]
-	}
-	return data
-}
+// SkipLines drops the first n newline-terminated lines of data (agent.SkipLines).
+func SkipLines(data []byte, n int) []byte { return agent.SkipLines(data, n) }
 
 func withNewline(b []byte) []byte {
 	if len(b) > 0 && b[len(b)-1] != '\n' {

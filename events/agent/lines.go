@@ -126,3 +126,15 @@ func SafeID(id string) string {
 	sum := sha256.Sum256([]byte(id))
 	return string(out) + "-" + hex.EncodeToString(sum[:4])
 }
+
+// SkipLines drops the first n newline-terminated lines of data; nil when it has fewer.
+func SkipLines(data []byte, n int) []byte {
+	for ; n > 0 && len(data) > 0; n-- {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return nil
+		}
+		data = data[i+1:]
+	}
+	return data
+}

@@ -1,8 +1,9 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/entirerec/entire/events/agent"
 )
 
 // SkipRecords is a whole chat file held in memory without its first n records, in its layout:
@@ -15,14 +16,7 @@ func SkipRecords(data []byte, n int) []byte {
 		return data
 	}
 	if detectBytes(data) != formatDocument {
-		for ; n > 0 && len(data) > 0; n-- {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				return nil
-			}
-			data = data[i+1:]
-		}
-		return data
+		return agent.SkipLines(data, n)
 	}
 	var doc struct {
 		Messages []json.RawMessage `json:"messages"`
