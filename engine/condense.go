@@ -122,7 +122,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		changed = append(changed, gitexec.DiffEntry{Path: p})
 	}
 	computed := make(chan json.RawMessage, 1)
-	go func() { computed <- en.initialAttribution(ctx, s, c.Commit, changed) }()
+	go func(s session.State) { computed <- en.initialAttribution(ctx, s, c.Commit, changed) }(s) // s as it is now: the scan's start changes below
 	attribution := sync.OnceValue(func() json.RawMessage { return <-computed })
 	defer attribution() // never leave it running past the condensation
 	data, pos, err := en.sessionTranscript(ctx, s)
