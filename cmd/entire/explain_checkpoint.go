@@ -27,6 +27,10 @@ func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
 	if errors.Is(err, checkpoint.ErrCheckpointNotFound) {
 		var tc checkpoint.TemporaryCheckpoint
 		if tc, err = checkpoint.FindTemporary(x.ctx, x.repo, prefix); err == nil {
+			// Shadow commits do not name their agent (spec §2.3); the session's state does.
+			if s, perr := x.en.Store.Peek(tc.SessionID); perr == nil {
+				tc.Agent = s.AgentType
+			}
 			cp, err = checkpoint.ReadTemporary(x.ctx, x.repo, tc)
 			author = tc.Author
 		}

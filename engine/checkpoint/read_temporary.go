@@ -25,6 +25,7 @@ type TemporaryCheckpoint struct {
 	Subject     string
 	Date        time.Time
 	Author      string
+	Agent       string // the session's agent type when the caller knows it; "" reads as Claude Code's
 }
 
 // ListTemporary lists the temporary checkpoints of every shadow branch, each branch newest first.
@@ -123,7 +124,7 @@ func FindTemporary(ctx context.Context, repo *gitexec.Repo, prefix string) (Temp
 func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoint) (*Checkpoint, error) {
 	s := Slot{Tree: string(tc.Commit) + ":" + tc.MetadataDir, Meta: CommittedMetadata{
 		SessionID: tc.SessionID, Strategy: StrategyManualCommit, CreatedAt: tc.Date, Branch: tc.Branch,
-		CheckpointsCount: 1, IsTask: tc.IsTask,
+		CheckpointsCount: 1, IsTask: tc.IsTask, Agent: tc.Agent,
 	}}
 	entries, _, err := repo.ReadTree(ctx, s.Tree)
 	if err != nil {
