@@ -177,8 +177,13 @@ func (en *History) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
 		}
 		l.CheckpointID = cps[len(cps)-1]
 		cp, err := rd.ReadCheckpointInfo(ctx, l.CheckpointID)
-		if err != nil || len(cp.Slots) == 0 {
-			continue // unreadable: not a point to offer
+		if err == nil && len(cp.Slots) == 0 {
+			err = errors.New("it has no session")
+		}
+		if err != nil { // not a point to offer; said, so that it is not a silent gap
+			fmt.Fprintf(en.Stderr, "Warning: checkpoint %s of commit %s cannot be read (%v); it is not offered. See `entire doctor`.\n",
+				l.CheckpointID, l.SHA.Short(7), err)
+			continue
 		}
 		last := cp.Slots[len(cp.Slots)-1]
 		p := RewindPoint{
