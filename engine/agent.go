@@ -30,6 +30,12 @@ const flushWait = 3 * time.Second
 // scanPosition reads the transcript from a known position to its end, returning the new
 // complete-line position. A different file than before is read from the start.
 func scanPosition(rd agent.Transcript, path string, from events.Transcript) (agent.Scan, events.Transcript, error) {
+	return scanPositionTo(rd, path, from, -1)
+}
+
+// scanPositionTo is scanPosition stopping at byte offset end when end >= 0 and the agent's
+// reader can stop there (agent.RangeScanner).
+func scanPositionTo(rd agent.Transcript, path string, from events.Transcript, end int64) (agent.Scan, events.Transcript, error) {
 	pos := events.Transcript{Path: path}
 	if path == "" {
 		return agent.Scan{}, pos, nil
@@ -42,7 +48,11 @@ func scanPosition(rd agent.Transcript, path string, from events.Transcript) (age
 	} else if fi.Size() < from.Offset {
 		from = events.Transcript{Path: path} // rewritten: start over
 	}
-	sc, err := rd.ScanFile(path, from)
+	scan := rd.ScanFile
+	if rs, ok := rd.(agent.RangeScanner); ok && end >= from.Offset {
+		scan = func(path string, from events.Transcript) (agent.Scan, error) { return rs.ScanFileTo(path, from, end) }
+	}
+	sc, err := scan(path, from)
 	if errors.Is(err, agent.ErrPastEnd) {
 		from = events.Transcript{Path: path} // replaced or cut: start over
 		sc, err = rd.ScanFile(path, from)
@@ -63,7 +73,7 @@ func scanPosition(rd agent.Transcript, path string, from events.Transcript) (age
 // records the transcript position and the dirty worktree before the agent acts, and decides
 // whether the shadow branch continues or starts afresh (seed "single branch with overlap").
 func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
-	en.closeOpenTurn(ctx, in.SessionID, in.Agent, in.Transcript.Path)
+	en.closeOpenTurn(ctx, in.SessionID, in.Agent, in.Transcript.Path, in.Prompt)
 	wt, err := en.worktreeFacts(ctx)
 	if err != nil {
 		return err
@@ -142,6 +152,13 @@ func (en *Engine) shadowFacts(ctx context.Context, wt events.Worktree, wantFiles
 // TurnEnd handles the end of an agent turn: it waits (bounded) for the transcript to be
 // flushed, reads the turn's new lines, and records which files the agent left changed.
 func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistant string, started time.Time) error {
+	return en.turnEnd(ctx, in, lastAssistant, started, -1)
+}
+
+// turnEnd is TurnEnd reading the transcript up to byte offset until when until >= 0 (a turn
+// closed at the next prompt ends before that prompt's line). A turn the agent never closed
+// (in.Implicit) is over: its transcript is read as it is, without waiting for a flush.
+func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistant string, started time.Time, until int64) error {
 	wt, err := en.worktreeFacts(ctx)
 	if err != nil {
 		return err
@@ -162,11 +179,13 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	s := sess.State
 	from := s.Recorder.Scanned
 	rd := reader(in.Agent)
-	scan, pos, err := scanPosition(rd, in.Transcript.Path, from)
+	scan, pos, err := scanPositionTo(rd, in.Transcript.Path, from, until)
 	if err != nil {
 		return err
 	}
-	if scan, pos, in.Flushed, err = waitForTurnEnd(ctx, rd, in.Transcript.Path, from, scan, pos, lastAssistant, started); err != nil {
+	if in.Implicit {
+		in.Flushed = true
+	} else if scan, pos, in.Flushed, err = waitForTurnEnd(ctx, rd, in.Transcript.Path, from, scan, pos, lastAssistant, started); err != nil {
 		return err
 	}
 	if !in.Flushed {
@@ -176,7 +195,7 @@ func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		scan.LastAssistant = lastAssistant
 	}
 	transcript := fileSource(in.Transcript.Path, pos.Offset).of(rd)
-	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: transcript}
+	en.turn = &turnFacts{scan: scan, prompt: s.Recorder.TurnPrompt, transcript: transcript, pos: pos}
 	in.Transcript = pos
 	in.Prompts = scan.Prompts
 	in.Usage = transcript.rangeUsage(scan.StartOffset, scan)
@@ -259,8 +278,9 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([
 
 // closeOpenTurn ends, from the transcript, a turn the agent never closed: for agents whose
 // turn-end hook may not fire (agent.TurnEndUnreliable), the next turn start or session end
-// records the turn first. A failure is logged; the hook goes on.
-func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, transcript string) {
+// records the turn first. At a turn start, the new prompt's line, when the agent wrote it
+// before the hook, is left to the new turn. A failure is logged; the hook goes on.
+func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, transcript, prompt string) {
 	a, _ := agents.ByType(agentType)
 	if u, ok := a.(agent.TurnEndUnreliable); !ok || !u.TurnEndUnreliable() {
 		return
@@ -275,15 +295,17 @@ func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, trans
 	if _, err := os.Stat(transcript); err != nil {
 		return // nothing written yet: the turn has nothing to record
 	}
+	until := newPromptLine(a, transcript, s.Recorder.Scanned, prompt)
 	en.Log.Info("closing a turn the agent did not end", "session_id", sessionID)
-	if err := en.TurnEnd(ctx, events.TurnEnded{SessionID: sessionID, Agent: agentType, Transcript: events.Transcript{Path: transcript}, Implicit: true}, "", time.Now()); err != nil {
+	if err := en.turnEnd(ctx, events.TurnEnded{SessionID: sessionID, Agent: agentType, Transcript: events.Transcript{Path: transcript}, Implicit: true}, "", time.Now(), until); err != nil {
 		en.Log.Warn("close open turn", "session_id", sessionID, "error", err.Error())
 	}
+	en.turn = nil // the hook's own event is not that turn's
 }
 
 // SessionEnd handles the agent's session-end hook.
 func (en *Engine) SessionEnd(ctx context.Context, in events.SessionStopped) error {
-	en.closeOpenTurn(ctx, in.SessionID, in.Agent, "")
+	en.closeOpenTurn(ctx, in.SessionID, in.Agent, "", "")
 	if _, err := os.Stat(en.Store.JournalPath(in.SessionID)); err != nil {
 		return nil // nothing recorded for this session
 	}
@@ -293,6 +315,34 @@ func (en *Engine) SessionEnd(ctx context.Context, in events.SessionStopped) erro
 	}
 	defer CloseSession(en, sess)
 	return en.Run(ctx, sess, en.Event(in))
+}
+
+// newPromptLine is the byte offset of prompt's line when it is the transcript's last prompt
+// since from and no answer follows it (the agent wrote the prompt before running the hook),
+// else -1. Only for agents whose reader can stop at an offset (agent.RangeScanner).
+func newPromptLine(rd agent.Transcript, path string, from events.Transcript, prompt string) int64 {
+	if _, ok := rd.(agent.RangeScanner); !ok || strings.TrimSpace(prompt) == "" {
+		return -1
+	}
+	if from.Path != path {
+		from = events.Transcript{Path: path}
+	}
+	start, last, off := int64(-1), "", from.Offset
+	_, err := agent.ScanLines(path, from.Offset, func(line []byte) {
+		sc := rd.ScanBytes(append(line, '\n'))
+		switch {
+		case len(sc.Prompts) > 0:
+			start, last = off, sc.Prompts[len(sc.Prompts)-1]
+		case sc.LastAssistant != "" || len(sc.Actions) > 0:
+			start, last = -1, "" // answered: not the new prompt
+		}
+		off += int64(len(line)) + 1
+	})
+	// The transcript keeps the prompt without the tags the agent adds around it.
+	if err != nil || last == "" || !strings.Contains(prompt, last) {
+		return -1
+	}
+	return start
 }
 
 // CloseSession closes a session opened for writing, logging a failure to write its state.

@@ -25,6 +25,9 @@ import (
 // sessionTranscript is the transcript used for condensation: the live file's complete lines,
 // else the copy on the session's shadow tip.
 func (en *Engine) sessionTranscript(ctx context.Context, s session.State) (tsource, events.Transcript, error) {
+	if t := en.turn; t != nil && s.TranscriptPath != "" && t.pos.Path == s.TranscriptPath {
+		return t.transcript, t.pos, nil // the turn this hook ends: up to where it ends
+	}
 	// Only the part after what the hooks already read is scanned to find the position.
 	rd := reader(s.AgentType)
 	_, pos, err := scanPosition(rd, s.TranscriptPath, s.Recorder.Scanned)

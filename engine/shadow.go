@@ -22,7 +22,8 @@ import (
 type turnFacts struct {
 	scan       agent.Scan // the turn's lines
 	prompt     string     // the prompt the turn started with
-	transcript tsource    // complete lines of the whole transcript
+	transcript tsource    // complete lines of the whole transcript, up to pos
+	pos        events.Transcript
 }
 
 // FileMode is the git mode of a worktree file, or ok=false when it is not a file.

@@ -126,7 +126,14 @@ func (t tsource) scanOnce(from events.Transcript) agent.Scan {
 	var err error
 	switch p, ok := t.reader().(agent.Positioner); {
 	case t.path != "":
-		sc, err = t.reader().ScanFile(t.path, events.Transcript{Path: t.path, Offset: from.Offset, Lines: from.Lines})
+		at := events.Transcript{Path: t.path, Offset: from.Offset, Lines: from.Lines}
+		err = agent.ErrPastEnd
+		if rs, ok := t.reader().(agent.RangeScanner); ok {
+			sc, err = rs.ScanFileTo(t.path, at, t.end) // lines written since are not the source's
+		}
+		if errors.Is(err, agent.ErrPastEnd) {
+			sc, err = t.reader().ScanFile(t.path, at)
+		}
 	case ok:
 		sc, err = p.ScanBytesFrom(t.mem[:t.end], from)
 	default:

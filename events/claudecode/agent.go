@@ -21,8 +21,10 @@ const Type = "Claude Code"
 type Agent struct{}
 
 var (
-	_ agent.Agent           = Agent{}
-	_ agent.SubagentCounter = Agent{}
+	_ agent.Agent             = Agent{}
+	_ agent.SubagentCounter   = Agent{}
+	_ agent.RangeScanner      = Agent{}
+	_ agent.TurnEndUnreliable = Agent{}
 )
 
 func (Agent) Name() string      { return "claude-code" }
@@ -98,8 +100,22 @@ func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 	return ScanFile(path, from.Offset)
 }
 
+// ScanFileTo reads the JSONL transcript from a byte offset up to another (agent.RangeScanner).
+func (Agent) ScanFileTo(path string, from events.Transcript, end int64) (agent.Scan, error) {
+	sc := newScanner(from.Offset)
+	if _, err := agent.ScanLinesTo(path, from.Offset, end, sc.consume); err != nil {
+		return agent.Scan{}, err
+	}
+	return sc.s, nil
+}
+
 // ScanBytes reads a whole JSONL transcript.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
+
+// TurnEndUnreliable is true: Stop does not fire when the user interrupts a turn (Esc, Ctrl-C)
+// and StopFailure replaces it on API errors (agent-hooks.md §1.7), so the next prompt or the
+// session's end closes the turn.
+func (Agent) TurnEndUnreliable() bool { return true }
 
 // SubagentUsage sums the token usage of a session's subagents from their own transcripts.
 func (Agent) SubagentUsage(transcriptPath, sessionID string, ids []string) *events.TokenUsage {
