@@ -84,11 +84,8 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	}
 	defer CloseSession(en, sess)
 	s := sess.State
-	if s.Exists() && s.WorktreePath != "" && s.WorktreePath != wt.Path {
-		// The same session ID recorded from another worktree: refuse rather than move or
-		// orphan that worktree's shadow branch and state.
-		fmt.Fprintf(en.Stderr, "entire: session %s is already recorded in worktree %s; not recording it in %s\n", in.SessionID, s.WorktreePath, wt.Path)
-		return fmt.Errorf("session ID conflict: session %s belongs to worktree %s, not %s", in.SessionID, s.WorktreePath, wt.Path)
+	if err := en.otherWorktree(s, wt); err != nil {
+		return err
 	}
 	in.Worktree = wt
 	in.Strategy = en.autoStrategy()
@@ -149,6 +146,17 @@ func (en *Engine) shadowFacts(ctx context.Context, wt events.Worktree, wantFiles
 	return true, files, nil
 }
 
+// otherWorktree refuses a hook for a session recorded from another worktree (the same
+// session ID used in two): rather than write this worktree's files onto that worktree's shadow
+// branch, or move or orphan its state, the hook records nothing.
+func (en *Engine) otherWorktree(s session.State, wt events.Worktree) error {
+	if !s.Exists() || s.WorktreePath == "" || s.WorktreePath == wt.Path {
+		return nil
+	}
+	fmt.Fprintf(en.Stderr, "entire: session %s is already recorded in worktree %s; not recording it in %s\n", s.SessionID, s.WorktreePath, wt.Path)
+	return fmt.Errorf("session ID conflict: session %s belongs to worktree %s, not %s", s.SessionID, s.WorktreePath, wt.Path)
+}
+
 // TurnEnd handles the end of an agent turn: it waits (bounded) for the transcript to be
 // flushed, reads the turn's new lines, and records which files the agent left changed.
 func (en *Engine) TurnEnd(ctx context.Context, in events.TurnEnded, lastAssistant string, started time.Time) error {
@@ -177,6 +185,9 @@ func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	}
 	defer CloseSession(en, sess)
 	s := sess.State
+	if err := en.otherWorktree(s, wt); err != nil {
+		return err
+	}
 	from := s.Recorder.Scanned
 	rd := reader(in.Agent)
 	scan, pos, err := scanPositionTo(rd, in.Transcript.Path, from, until)

@@ -202,6 +202,9 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 		return err
 	}
 	defer CloseSession(en, sess)
+	if err := en.otherWorktree(sess.State, wt); err != nil {
+		return err
+	}
 	return en.Run(ctx, sess, en.Event(*in))
 }
 
