@@ -17,6 +17,8 @@ import (
 type forgetCmd struct {
 	Target string `arg:"" help:"A session ID, or a checkpoint ID (or a unique prefix of one): every session slot of that checkpoint."`
 	Force  bool   `short:"f" help:"Forget what the preview lists."`
+
+	bySession bool // Target named a session (find)
 }
 
 // forgetSlot is one slot the preview lists.
@@ -48,11 +50,22 @@ func (c *forgetCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "Checkpoint %s, session %s: already forgotten on %s.\n", s.checkpoint, s.meta.SessionID, s.meta.ForgottenAt.UTC().Format("2006-01-02"))
 	}
 	if len(slots) == 0 {
+		if c.bySession && c.Force && !en.Store.Forgotten(c.Target) {
+			if err := forgettable(en, c.Target); err != nil {
+				return err
+			}
+			return stopRecording(e, en, c.Target)
+		}
 		return nil
 	}
 	for _, s := range slots {
 		if st, err := en.Store.Peek(s.meta.SessionID); err == nil && st.Phase.Normalize() == session.PhaseActive {
 			return fmt.Errorf("session %s is in the middle of a turn: its turn end would write the transcript again; forget it once the turn has ended", s.meta.SessionID)
+		}
+	}
+	if c.bySession {
+		if err := forgettable(en, c.Target); err != nil {
+			return err
 		}
 	}
 	fmt.Fprintf(e.stdout, "%s %d session slots (transcripts, prompts, context and summary, in every commit of %s):\n",
@@ -76,6 +89,13 @@ func (c *forgetCmd) Run(e *env) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Forgot %d session slots in %d checkpoints; each keeps a tombstone, so trailers still resolve.\n", len(slots), len(checkpoints))
+	if c.bySession {
+		if err := stopRecording(e, en, c.Target); err != nil {
+			return err
+		}
+	} else {
+		warnLive(e, en, slots)
+	}
 	fmt.Fprintln(e.stdout, "The remote loses them at the next git push (the pre-push hook replaces its history with a lease).")
 	fmt.Fprintf(e.stdout, "This clone's object store keeps the old copies until they expire: git reflog expire --expire=now refs/heads/%s && git gc --prune=now\n", checkpoint.MetadataBranch)
 	return nil
@@ -93,6 +113,7 @@ func (c *forgetCmd) find(e *env, en *engine.Engine, rd *checkpoint.Reader) (todo
 	} else if ids, err = rd.ListCommitted(e.ctx); err != nil {
 		return nil, nil, err
 	}
+	c.bySession = bySession
 	for _, id := range ids {
 		cp, err := rd.ReadCheckpointInfo(e.ctx, id)
 		if err != nil {
@@ -145,4 +166,51 @@ func orUnknown(s string) string {
 		return "unknown agent"
 	}
 	return s
+}
+
+// forgettable refuses to forget a session whose local state still owes work: a checkpoint a
+// commit's trailer names but not yet written, or an auto-commit, would be written with the
+// transcript after the forgetting, or lost with the state.
+func forgettable(en *engine.Engine, id string) error {
+	st, err := en.Store.Peek(id)
+	if err != nil {
+		return nil // not recorded in this clone
+	}
+	for _, eff := range session.Pending(st) {
+		if _, ok := eff.(session.DeleteShadow); !ok {
+			return fmt.Errorf("session %s still has work to write (%s): run `entire doctor --force`, or let the next hook finish it, then forget it", id, eff.EffectName())
+		}
+	}
+	return nil
+}
+
+// stopRecording removes a forgotten session's local state and keeps its later hooks from
+// recording it again: the next checkpoint of a session holds its whole transcript.
+func stopRecording(e *env, en *engine.Engine, id string) error {
+	if ok, err := en.Store.Has(id); err == nil && ok {
+		if err := en.RemoveSession(e.ctx, id, "entire forget"); err != nil {
+			return err
+		}
+	}
+	if err := en.Store.MarkForgotten(id); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Session %s is not recorded in this clone any more: its local state is gone and its later turns record nothing. A shadow branch no other session uses is removed by `entire clean`.\n", id)
+	return nil
+}
+
+// warnLive says which sessions of forgotten checkpoint slots are still recorded here: the
+// session's next checkpoint holds its whole transcript again, what was forgotten included.
+func warnLive(e *env, en *engine.Engine, slots []forgetSlot) {
+	seen := map[string]bool{}
+	for _, s := range slots {
+		id := s.meta.SessionID
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if st, err := en.Store.Peek(id); err == nil && st.Phase.Normalize() != session.PhaseEnded {
+			fmt.Fprintf(e.stdout, "Session %s is still recorded here: its next checkpoint holds its whole transcript again, this part included. `entire forget %s` forgets the session.\n", id, id)
+		}
+	}
 }

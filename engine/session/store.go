@@ -142,6 +142,9 @@ func (st Store) open(id string) (*Session, error) {
 	if err := checkID(id); err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
+	if st.Forgotten(id) {
+		return nil, fmt.Errorf("open session %s: %w", id, ErrForgotten)
+	}
 	j, err := journal.Open(st.JournalPath(id))
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
@@ -462,6 +465,33 @@ func (st Store) IDs() ([]string, error) {
 	}
 	sort.Strings(ids)
 	return ids, nil
+}
+
+// ErrForgotten reports a session `entire forget` removed: its later hooks record nothing, or
+// its next checkpoint would hold its whole transcript again.
+var ErrForgotten = errors.New("the session was forgotten (entire forget): it is not recorded any more")
+
+// forgottenPath is the marker MarkForgotten leaves for a forgotten session.
+func (st Store) forgottenPath(id string) string { return filepath.Join(st.Dir, "forgotten", id) }
+
+// Forgotten reports whether the session was forgotten in this clone.
+func (st Store) Forgotten(id string) bool {
+	_, err := os.Stat(st.forgottenPath(id))
+	return err == nil
+}
+
+// MarkForgotten makes every later Open of the session fail with ErrForgotten.
+func (st Store) MarkForgotten(id string) error {
+	if err := checkID(id); err != nil {
+		return fmt.Errorf("mark session forgotten: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(st.forgottenPath(id)), 0o755); err != nil {
+		return fmt.Errorf("mark session forgotten: %w", err)
+	}
+	if err := os.WriteFile(st.forgottenPath(id), nil, 0o644); err != nil {
+		return fmt.Errorf("mark session forgotten: %w", err)
+	}
+	return nil
 }
 
 // ErrNoSession reports a session ID with neither a journal nor a state file.
