@@ -407,13 +407,15 @@ func (en *Engine) carryFacts(ctx context.Context, s session.State, d events.GitC
 		return d, nil
 	}
 	// A file whose worktree content is the commit's has nothing left to carry (it was committed
-	// by an earlier, unlinked commit, or the user settled it): carrying it would be fake work.
+	// by an earlier, unlinked commit, or the user settled it), nor has one that neither holds
+	// (the agent created and then removed it): carrying it would be fake work.
 	changes, err := en.WorktreeChanges(ctx, rest)
 	if err != nil {
 		return d, err
 	}
 	for _, ch := range changes {
-		if !ch.Delete && headBlobs[ch.Path] == ch.OID {
+		head, inHead := headBlobs[ch.Path]
+		if ch.Delete && !inHead || !ch.Delete && inHead && head == ch.OID {
 			d.Settled = append(d.Settled, ch.Path)
 		}
 	}
