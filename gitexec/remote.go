@@ -124,6 +124,28 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b OID) (bool, error) {
 	return false, fmt.Errorf("is-ancestor %s %s: %w", a.Short(7), b.Short(7), err)
 }
 
+// MergeBase is a best common ancestor of commits a and b ("git merge-base", whose exit code
+// 1 means none); ok=false when their histories share no commit.
+func (r *Repo) MergeBase(ctx context.Context, a, b OID) (OID, bool, error) {
+	for _, o := range []OID{a, b} {
+		if _, err := r.parseOIDLen(string(o)); err != nil {
+			return "", false, fmt.Errorf("merge-base: %w", err)
+		}
+	}
+	out, err := r.git(ctx, call{}, "merge-base", string(a), string(b))
+	switch {
+	case err == nil:
+		base, err := r.parseOIDLen(strings.TrimSpace(string(out)))
+		if err != nil {
+			return "", false, fmt.Errorf("merge-base %s %s: %w", a.Short(7), b.Short(7), err)
+		}
+		return base, true, nil
+	case exitCode(err) == 1:
+		return "", false, nil
+	}
+	return "", false, fmt.Errorf("merge-base %s %s: %w", a.Short(7), b.Short(7), err)
+}
+
 // RemoteConfigured reports whether remote is the name of a configured remote
 // (it has remote.<name>.url), as opposed to a URL or path given on the
 // command line, which has no remote-tracking refs.

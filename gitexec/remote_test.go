@@ -176,6 +176,29 @@ func TestIsAncestor(t *testing.T) {
 	}
 }
 
+func TestMergeBase(t *testing.T) {
+	dir := newRepo(t)
+	one := commitFiles(t, dir, map[string]string{"f": "1"}, "one")
+	two := commitFiles(t, dir, map[string]string{"f": "2"}, "two")
+	git(t, dir, "checkout", "-q", "-b", "side", string(one))
+	side := commitFiles(t, dir, map[string]string{"g": "1"}, "side")
+	git(t, dir, "checkout", "-q", "--orphan", "alone")
+	alone := commitFiles(t, dir, map[string]string{"h": "1"}, "alone")
+	r := open(t, dir)
+	ctx := context.Background()
+	for _, c := range []struct {
+		a, b, want gitexec.OID
+	}{{two, side, one}, {side, two, one}, {one, two, one}, {two, two, two}, {two, alone, ""}} {
+		got, ok, err := r.MergeBase(ctx, c.a, c.b)
+		if err != nil || got != c.want || ok != (c.want != "") {
+			t.Errorf("MergeBase(%s, %s) = %s, %v, %v; want %s", c.a.Short(7), c.b.Short(7), got, ok, err, c.want)
+		}
+	}
+	if _, _, err := r.MergeBase(ctx, "nope", two); err == nil {
+		t.Error("MergeBase accepted a malformed id")
+	}
+}
+
 func TestRemoteConfigured(t *testing.T) {
 	dir := newRepo(t)
 	git(t, dir, "remote", "add", "origin", "../remote.git")

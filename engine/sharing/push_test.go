@@ -118,7 +118,7 @@ func TestUnionTreeKeepsBothSidesAndPrefersFetched(t *testing.T) {
 		"99/9999999999/x/file":        "fetched x",
 		"README":                      "fetched readme",
 	}
-	got, err := en.unionTree(context.Background(), "", shareTree(t, en, local), shareTree(t, en, fetched))
+	got, err := en.unionTree(context.Background(), "", "", shareTree(t, en, local), shareTree(t, en, fetched))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestUnionCheckpointMergesSlots(t *testing.T) {
 		cp + "/1/context.md":        "z context",
 		cp + "/tasks/t1/checkpoint": "local task",
 	}
-	got, err := en.unionTree(context.Background(), "", shareTree(t, en, local), shareTree(t, en, fetched))
+	got, err := en.unionTree(context.Background(), "", "", shareTree(t, en, local), shareTree(t, en, fetched))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestUnionCheckpointSameSlotsKeepsFetchedRoot(t *testing.T) {
 	fetched := map[string]string{cp + "/metadata.json": "fetched root", cp + "/0/metadata.json": slotJSON(t, "x", "x.go", 1, t0), cp + "/0/full.jsonl": "remote"}
 	local := map[string]string{cp + "/metadata.json": "local root", cp + "/0/metadata.json": slotJSON(t, "x", "x.go", 1, t0), cp + "/0/full.jsonl": "local"}
 	ft := shareTree(t, en, fetched)
-	got, err := en.unionTree(context.Background(), "", shareTree(t, en, local), ft)
+	got, err := en.unionTree(context.Background(), "", "", shareTree(t, en, local), ft)
 	if err != nil {
 		t.Fatal(err)
 	}
