@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/entirerec/entire/engine/setup"
 	"github.com/entirerec/entire/engine/sharing"
 )
 
@@ -24,6 +25,12 @@ func (c *pushCmd) Run(e *env) error {
 		return err
 	}
 	defer done()
+	settings, loadErr := setup.LoadSettings(en.Repo.TopLevel)
+	if why := setup.RecordHeld(settings, loadErr); why != "" {
+		// The pre-push hook sends nothing of the record: say so, not what it would send.
+		fmt.Fprintf(e.stdout, "Nothing of the record would be pushed to %s: %s.\n", c.Remote, why)
+		return nil
+	}
 	out, err := en.Sharing().Outgoing(e.ctx, c.Remote)
 	if err != nil {
 		return err

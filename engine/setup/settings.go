@@ -87,6 +87,25 @@ func (s Settings) PushSessions() bool {
 	return !set || (isBool && v)
 }
 
+// RecordHeld is why git push leaves the record (entire/checkpoints/v1) local under these
+// settings, or "" when it pushes it: strategy_options.push_sessions is not true, or loadErr,
+// the error LoadSettings returned with s, says the settings cannot be read. A setting written
+// to keep transcripts private is no consent to push because its file is broken; recording, by
+// contrast, goes on as enabled when the settings cannot be read (spec §9).
+func RecordHeld(s Settings, loadErr error) string {
+	if loadErr != nil {
+		return "the settings cannot be read: " + loadErr.Error()
+	}
+	if s.PushSessions() {
+		return ""
+	}
+	v := s.StrategyOptions[optPushSessions]
+	if b, ok := v.(bool); ok && !b {
+		return "strategy_options.push_sessions is false"
+	}
+	return "strategy_options.push_sessions is " + jsonText(v) + ", not true"
+}
+
 // MultiSessionWarning reports whether strategy_options.enable_multisession_warning is true.
 // The key lives inside strategy_options because the reference rejects unknown top-level keys.
 func (s Settings) MultiSessionWarning() bool {

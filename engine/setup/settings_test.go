@@ -2,6 +2,7 @@ package setup
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,6 +219,26 @@ func TestPushSessionsOnlyTrueOrUnsetPushes(t *testing.T) {
 		refused := strings.Join(s.Unsupported(), "\n")
 		if strings.Contains(refused, "push_sessions must be true or false") != tt.refused {
 			t.Errorf("Unsupported(%v) = %q; refused = %v", tt.opts, refused, tt.refused)
+		}
+	}
+}
+
+func TestRecordHeldSaysWhyTheRecordStaysHome(t *testing.T) {
+	broken := errors.New("parse settings /r/.entire/settings.local.json: invalid character '}'")
+	for _, tt := range []struct {
+		opts    map[string]any
+		loadErr error
+		want    string
+	}{
+		{nil, nil, ""},
+		{map[string]any{"push_sessions": true}, nil, ""},
+		{map[string]any{"push_sessions": false}, nil, "strategy_options.push_sessions is false"},
+		{map[string]any{"push_sessions": "no"}, nil, `strategy_options.push_sessions is "no", not true`},
+		// The defaults come with a load error, and they would push: the error holds the record.
+		{nil, broken, "the settings cannot be read: parse settings /r/.entire/settings.local.json: invalid character '}'"},
+	} {
+		if got := RecordHeld(Settings{StrategyOptions: tt.opts}, tt.loadErr); got != tt.want {
+			t.Errorf("RecordHeld(%v, %v) = %q, want %q", tt.opts, tt.loadErr, got, tt.want)
 		}
 	}
 }
