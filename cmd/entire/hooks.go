@@ -35,10 +35,13 @@ type hookRun struct {
 	repo     *gitexec.Repo
 	log      *slog.Logger
 	settings setup.Settings
-	started  time.Time
-	failed   error
-	noHeal   bool
-	gitHook  bool // git runs this hook: the branch must not move under it
+	// settingsErr: the settings could not be read, so settings holds the defaults. Recording
+	// goes on as enabled (spec §9); the record is not pushed (see the pre-push hook).
+	settingsErr error
+	started     time.Time
+	failed      error
+	noHeal      bool
+	gitHook     bool // git runs this hook: the branch must not move under it
 }
 
 func (c *hooksCmd) Run(e *env) error {
@@ -67,8 +70,7 @@ func (c *hooksCmd) Run(e *env) error {
 		// it changed and the record's last checkpoint, git wrote as loose files that it reads
 		// itself (gitexec's loose.go); cat-file starts at the first object they do not hold.
 		h.repo, root = repo, repo.TopLevel
-		var err error
-		if h.settings, err = setup.LoadSettings(root); err != nil {
+		if h.settings, h.settingsErr = setup.LoadSettings(root); h.settingsErr != nil {
 			h.settings = setup.DefaultSettings() // unreadable settings: behave as enabled
 		}
 		level = h.settings.LogLevel
@@ -77,6 +79,9 @@ func (c *hooksCmd) Run(e *env) error {
 	defer closeLog()
 	h.log = log.With("component", "hooks", "agent", c.Agent, "hook", c.Verb)
 	h.log.Debug("hook invoked")
+	if h.settingsErr != nil {
+		h.log.Warn("settings cannot be read; using the defaults", "error", h.settingsErr.Error())
+	}
 	for _, u := range h.settings.Unsupported() {
 		h.log.Warn("setting refused", "reason", u)
 	}
@@ -312,7 +317,15 @@ func (h *hookRun) git(verb string, args []string) error {
 		if len(args) == 0 {
 			return errors.New("pre-push: missing remote")
 		}
-		push := h.settings.PushSessions()
+		held := setup.RecordHeld(h.settings, h.settingsErr)
+		if h.settingsErr != nil {
+			// The defaults would push, but a setting written to keep transcripts private is no
+			// consent because its file is broken: keep the record home, let the user's push go.
+			fmt.Fprintf(h.e.stderr, "[entire] Warning: session logs not pushed to %s: %s\n", args[0], held)
+			h.log.Warn("session logs not pushed", "remote", args[0], "reason", held)
+			return nil
+		}
+		push := held == ""
 		if push && h.settings.ConfirmPush() {
 			push = h.confirmPush(en, args[0])
 		}
