@@ -216,12 +216,16 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 				}
 			}
 		}
-		for _, s := range sessions {
-			if s.BaseCommit == string(head) && s.LastCheckpointID != "" {
-				return writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID, comment()))
+		if source == "commit" { // spec §4.3 step 3: restore the last checkpoint, nothing else
+			for _, s := range sessions {
+				if s.BaseCommit == string(head) && s.LastCheckpointID != "" {
+					return writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID, comment()))
+				}
 			}
+			return nil
 		}
-		return nil
+		// --amend -m of an unlinked HEAD arrives as "message": it links like any -m commit,
+		// or the session's work it folds in would be recorded nowhere.
 	}
 	if hasTrailer {
 		return nil
