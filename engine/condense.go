@@ -408,15 +408,28 @@ func (en *Engine) carryFacts(ctx context.Context, s session.State, d events.GitC
 	}
 	// A file whose worktree content is the commit's has nothing left to carry (it was committed
 	// by an earlier, unlinked commit, or the user settled it), nor has one that neither holds
-	// (the agent created and then removed it): carrying it would be fake work.
+	// and no stash entry holds (the agent created and then removed it; a stashed file stays
+	// tracked by name, seed scenario 5): carrying it would be fake work.
 	changes, err := en.WorktreeChanges(ctx, rest)
 	if err != nil {
 		return d, err
 	}
+	var gone []string
 	for _, ch := range changes {
 		head, inHead := headBlobs[ch.Path]
-		if ch.Delete && !inHead || !ch.Delete && inHead && head == ch.OID {
+		switch {
+		case !ch.Delete && inHead && head == ch.OID:
 			d.Settled = append(d.Settled, ch.Path)
+		case ch.Delete && !inHead:
+			gone = append(gone, ch.Path)
+		}
+	}
+	if len(gone) > 0 {
+		stashed := en.stashedPaths(ctx, gone)
+		for _, p := range gone {
+			if !stashed[p] {
+				d.Settled = append(d.Settled, p)
+			}
 		}
 	}
 	// A submodule is no file to hash: it is settled when its checkout is the commit it has.
@@ -590,18 +603,43 @@ func Short(s string, n int) string {
 	return s
 }
 
+// stashedPaths are those of paths an entry of `git stash` holds, in its work-tree commit or,
+// for a stash made with -u, in its untracked files' commit (its third parent). The entries are
+// read from the stash's reflog.
+func (en *Engine) stashedPaths(ctx context.Context, paths []string) map[string]bool {
+	data, err := os.ReadFile(filepath.Join(en.Repo.CommonDir, "logs", "refs", "stash"))
+	if err != nil {
+		return nil
+	}
+	held := map[string]bool{}
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line) // <old> <new> <committer> <time> <zone>\t<message>
+		if len(f) < 2 {
+			continue
+		}
+		for _, rev := range []string{f[1], f[1] + "^3"} {
+			oids, err := en.Repo.PathOIDs(ctx, rev, paths)
+			if err != nil {
+				continue
+			}
+			for p := range oids {
+				held[p] = true
+			}
+		}
+	}
+	return held
+}
+
 // checkpointFiles is a checkpoint's files_touched: the session's files that this commit
-// contains, so that a commit splitting the session's work lists only its own part. Without
-// touched files (a mid-turn commit before any checkpoint) the transcript's edits decide.
+// contains, so that a commit splitting the session's work lists only its own part. The
+// session's files are those its checkpoints touched and those the transcript shows edited
+// since its last condensation (a mid-turn commit of the turn's work, before its Stop).
 func checkpointFiles(touched, edited, committed []string) []string {
-	if own := session.Intersect(touched, committed); len(own) > 0 {
+	if own := session.Intersect(session.MergeSorted(touched, edited), committed); len(own) > 0 {
 		return own
 	}
 	if len(touched) > 0 {
 		return touched
-	}
-	if own := session.Intersect(edited, committed); len(own) > 0 {
-		return own
 	}
 	return committed
 }
