@@ -77,6 +77,11 @@ func (c *hooksCmd) Run(e *env) error {
 	}
 	log, closeLog := openLog(root, level, e.stderr)
 	defer closeLog()
+	if repoErr == nil && h.settingsErr == nil && !h.settings.Enabled && c.Agent != "git" {
+		// Recording is off (spec §1): an agent hook exits 0 silently, without reading stdin and
+		// without a log line; the log file is still opened. Git hooks are not gated.
+		return nil
+	}
 	h.log = log.With("component", "hooks", "agent", c.Agent, "hook", c.Verb)
 	h.log.Debug("hook invoked")
 	if h.settingsErr != nil {
@@ -158,7 +163,7 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	// One line per agent hook, session or not (the reference's fields; the hook's own session
 	// is model_session_id).
 	h.log.Info(verb, "hook_type", hookType(in.Kind), "model_session_id", in.SessionID, "transcript_path", in.TranscriptPath)
-	if !h.settings.Enabled || in.Kind == agent.Ignore {
+	if in.Kind == agent.Ignore { // a disabled recorder returned before reading stdin (Run)
 		return nil
 	}
 	// A payload without a session ID is refused, not recorded under a made-up one (issue 11):
