@@ -50,11 +50,16 @@ func (c *doctorCmd) Run(e *env) error {
 	problems += n
 	problems += checkHooksAndJournals(e, en)
 	settings, err := setup.LoadSettings(en.Repo.TopLevel)
-	if err == nil {
-		for _, u := range settings.Unsupported() {
-			fmt.Fprintf(e.stdout, "Setting refused: %s\n", u)
-			problems++
-		}
+	if err != nil {
+		// The hooks go on with the defaults (a load error counts as enabled) and say so only
+		// in the log: what the file asks for (recording off, another strategy) is not done.
+		fmt.Fprintf(e.stdout, "Settings cannot be read: %v. The hooks record as if enabled, with the default settings, until it is fixed. "+
+			"Fix the file (its keys: strategy, manual-commit or auto-commit; enabled; local_dev; log_level; strategy_options; telemetry) or remove it and run `entire enable`.\n", err)
+		problems++
+	}
+	for _, u := range settings.Unsupported() {
+		fmt.Fprintf(e.stdout, "Setting refused: %s\n", u)
+		problems++
 	}
 	if err == nil && !settings.Enabled {
 		// The self-test plays a turn with these settings: with recording off, nothing would be

@@ -85,7 +85,10 @@ func (c *hooksCmd) Run(e *env) error {
 	h.log = log.With("component", "hooks", "agent", c.Agent, "hook", c.Verb)
 	h.log.Debug("hook invoked")
 	if h.settingsErr != nil {
-		h.log.Warn("settings cannot be read; using the defaults", "error", h.settingsErr.Error())
+		// Said at every hook: nothing else shows that the settings written are not the ones in
+		// effect (a load error counts as enabled, with the default settings).
+		h.log.Warn("settings cannot be read; recording as if enabled, with the default settings, until the file is fixed (see `entire doctor`)",
+			"error", h.settingsErr.Error())
 	}
 	for _, u := range h.settings.Unsupported() {
 		h.log.Warn("setting refused", "reason", u)

@@ -31,6 +31,11 @@ func (c *statusCmd) Run(e *env) error {
 		fmt.Fprintln(e.stdout, "○ not set up (run `entire enable` to get started)")
 		return nil
 	}
+	if st.SettingsErr != nil {
+		// No "Enabled (<strategy>)" line: the strategy and the switch are unknown, and the
+		// defaults are what the hooks go on with (a load error counts as enabled).
+		return &exitError{code: 1, err: fmt.Errorf("settings cannot be read: %w; the hooks record as if enabled, with the default settings, until it is fixed (see `entire doctor`)", st.SettingsErr)}
+	}
 	word := "Enabled"
 	if !st.Settings.Enabled {
 		word = "Disabled"
@@ -71,10 +76,6 @@ func (c *statusCmd) Run(e *env) error {
 		for _, p := range damaged {
 			fmt.Fprintf(e.stdout, "  %s\n", p)
 		}
-	}
-	if st.SettingsErr != nil {
-		// The hooks go on as if recording were on (a load error counts as enabled).
-		return &exitError{code: 1, err: fmt.Errorf("settings cannot be read: %w", st.SettingsErr)}
 	}
 	if !st.Settings.Enabled {
 		return nil // the reference lists sessions only while recording is on

@@ -166,19 +166,24 @@ func (s *Settings) overlay(f settingsFile) {
 
 // LoadSettings returns the effective settings of the worktree at topLevel: defaults,
 // then .entire/settings.json, then .entire/settings.local.json as overrides (§7.1).
-// Missing files are skipped. Unknown keys, wrong types and malformed JSON are errors
-// naming the file; the defaults are returned with the error.
+// Missing files are skipped. Unknown keys, wrong types, malformed JSON and an unknown
+// strategy are errors naming the file; the defaults are returned with the error.
 func LoadSettings(topLevel string) (Settings, error) {
 	s := DefaultSettings()
+	strategyFrom := ""
 	for _, rel := range []string{ProjectSettingsFile, LocalSettingsFile} {
-		f, _, err := readSettingsFile(filepath.Join(topLevel, rel))
+		path := filepath.Join(topLevel, rel)
+		f, _, err := readSettingsFile(path)
 		if err != nil {
 			return DefaultSettings(), err
+		}
+		if f.Strategy != "" {
+			strategyFrom = path
 		}
 		s.overlay(f)
 	}
 	if err := CheckStrategy(s.Strategy); err != nil {
-		return DefaultSettings(), err
+		return DefaultSettings(), fmt.Errorf("%s: %w", strategyFrom, err)
 	}
 	return s, nil
 }

@@ -113,6 +113,22 @@ func TestLoadSettingsRejectsUnknownTopLevelKey(t *testing.T) {
 	}
 }
 
+// An unknown strategy names the file that set it (the local one overrides the project's), so
+// that the hooks' warning and doctor say which file to fix.
+func TestLoadSettingsUnknownStrategyNamesFile(t *testing.T) {
+	top := t.TempDir()
+	writeFile(t, filepath.Join(top, ProjectSettingsFile), `{"strategy": "manual-commit"}`, 0o644)
+	writeFile(t, filepath.Join(top, LocalSettingsFile), `{"strategy": "auto_commit"}`, 0o644)
+	_, err := LoadSettings(top)
+	if err == nil {
+		t.Fatal("LoadSettings accepted strategy auto_commit")
+	}
+	want := filepath.Join(top, LocalSettingsFile) + ": unknown strategy: auto_commit"
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q, want it to start with %q", err, want)
+	}
+}
+
 func TestLoadSettingsRejectsMalformed(t *testing.T) {
 	for name, content := range map[string]string{
 		"syntax":   `{"enabled": tru}`,
