@@ -175,10 +175,18 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 func checkHooksAndJournals(e *env, en *engine.Engine) int {
 	problems := 0
 	if hooks, err := en.Repo.GitPath(e.ctx, "hooks"); err == nil {
-		if why := setup.GitHooksProblem(hooks); why != "" {
-			fmt.Fprintf(e.stdout, "Git hooks would not run (%s): commits are not linked. Run `entire enable`%s.\n", why, hooksPathHint(e, en))
+		link, relink := setup.GitHooksProblems(hooks)
+		switch {
+		case link != "":
+			fmt.Fprintf(e.stdout, "Git hooks would not run (%s): commits are not linked. Run `entire enable`%s.\n", link, hooksPathHint(e, en))
 			problems++
-		} else {
+		case relink != "":
+			// Only this tool's extra hooks (the reference writes the four that link): commits
+			// are linked; what a rewrite or a merge leaves without its trailer is not. A
+			// problem still, since `entire enable` repairs it.
+			fmt.Fprintf(e.stdout, "Git hooks: commits are linked, but %s. Run `entire enable` to put them back (`entire relink` links such commits by hand).\n", relink)
+			problems++
+		default:
 			fmt.Fprintln(e.stdout, "Git hooks: ok (git runs them from "+hooks+").")
 		}
 	}

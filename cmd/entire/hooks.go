@@ -384,7 +384,7 @@ func (h *hookRun) hooksWarning(source string) string {
 	if err != nil {
 		return ""
 	}
-	why := setup.GitHooksProblem(dir)
+	why, _ := setup.GitHooksProblems(dir) // without the extra relinking hooks, commits are linked
 	if why == "" {
 		return ""
 	}

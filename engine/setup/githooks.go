@@ -26,6 +26,11 @@ type gitHook struct {
 	// Guard is shell (builtins only) that decides, before any process starts, whether the
 	// command has anything to do; the command runs inside `if <guard>; then ... fi`.
 	Guard string
+	// Relinks names the git operations after which this hook links again the commits left
+	// without their trailer, for this tool's extra hooks (post-rewrite, post-merge), which the
+	// reference does not write: commits are still linked without them. Empty for the four
+	// hooks of §8.3, without which commits are not linked.
+	Relinks string
 }
 
 // idleGuard: a commit hook has nothing to do when no session may matter to the commit: none
@@ -142,12 +147,14 @@ var gitHooks = []gitHook{
 		Comment: "# Finds, by content, the checkpoints of rewritten commits that lost their trailer (entire relink).",
 		Command: `entire hooks git post-rewrite "$1" </dev/null 2>/dev/null || true`,
 		Guard:   recordGuard,
+		Relinks: "an amend or a rebase",
 	},
 	{
 		Name:    "post-merge",
 		Comment: "# Finds, by content, the checkpoints of merged-in commits that lost their trailer (entire relink).",
 		Command: `entire hooks git post-merge </dev/null 2>/dev/null || true`,
 		Guard:   recordGuard,
+		Relinks: "a merge",
 	},
 }
 
@@ -201,22 +208,96 @@ func GitHooksCurrent(hooksDir string) bool {
 	return true
 }
 
-// GitHooksProblem says why git would not run Entire's hooks from hooksDir (the directory git
-// uses, core.hooksPath included), or "" when it would.
+// GitHooksProblem says why git would not run one of Entire's hooks from hooksDir (the
+// directory git uses, core.hooksPath included), or "" when it would run them all. A problem
+// with a hook that links commits comes first.
 func GitHooksProblem(hooksDir string) string {
+	link, relink := GitHooksProblems(hooksDir)
+	if link != "" {
+		return link
+	}
+	return relink
+}
+
+// GitHooksProblems splits what GitHooksProblem reports. link says why git would not run one
+// of the four hooks that link commits to checkpoints (§8.3; the first such hook): commits are
+// then not linked. relink names each of this tool's extra hooks git would not run, and what is
+// lost, when the four are fine or not: commits are linked, but those a rewrite or a merge
+// leaves without their trailer are not linked again. Both are "" when git runs every hook.
+func GitHooksProblems(hooksDir string) (link, relink string) {
+	var lost []string
+	relinkHooks := map[hookFault][]string{} // the extra hooks git would not run, by fault
 	for _, h := range gitHooks {
-		path := filepath.Join(hooksDir, h.Name)
-		data, err := os.ReadFile(path)
+		fault := hookProblem(hooksDir, h.Name)
 		switch {
-		case err != nil:
-			return fmt.Sprintf("the %s hook is missing from %s", h.Name, hooksDir)
-		case !isOurs(data):
-			return fmt.Sprintf("the %s hook in %s is another tool's", h.Name, hooksDir)
-		case !isExecutable(path):
-			return fmt.Sprintf("the %s hook in %s is not executable", h.Name, hooksDir)
+		case fault == hookOK:
+		case h.Relinks == "":
+			if link == "" {
+				link = fault.say([]string{h.Name}, hooksDir)
+			}
+		default:
+			relinkHooks[fault] = append(relinkHooks[fault], h.Name)
+			lost = append(lost, h.Relinks)
 		}
 	}
+	if len(lost) == 0 {
+		return link, ""
+	}
+	var whys []string
+	for _, f := range []hookFault{hookMissing, hookForeign, hookNotExecutable} {
+		if names := relinkHooks[f]; len(names) > 0 {
+			whys = append(whys, f.say(names, hooksDir))
+		}
+	}
+	ops := strings.Join(lost, ", or ")
+	if len(lost) > 1 {
+		ops += ","
+	}
+	return link, strings.Join(whys, "; ") + ": a commit that " + ops + " leaves without its trailer is not linked again to its checkpoint"
+}
+
+// hookFault is why git would not run a hook.
+type hookFault int
+
+const (
+	hookOK hookFault = iota
+	hookMissing
+	hookForeign
+	hookNotExecutable
+)
+
+// say words the fault of the named hooks in hooksDir ("the post-commit hook is missing from
+// .git/hooks", "the post-rewrite and post-merge hooks are missing from ...").
+func (f hookFault) say(names []string, hooksDir string) string {
+	subject, verb := "the "+names[0]+" hook", "is"
+	if len(names) > 1 {
+		subject = "the " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " hooks"
+		verb = "are"
+	}
+	switch f {
+	case hookMissing:
+		return fmt.Sprintf("%s %s missing from %s", subject, verb, hooksDir)
+	case hookForeign:
+		return fmt.Sprintf("%s in %s %s another tool's", subject, hooksDir, verb)
+	case hookNotExecutable:
+		return fmt.Sprintf("%s in %s %s not executable", subject, hooksDir, verb)
+	}
 	return ""
+}
+
+// hookProblem says why git would not run the hook name from hooksDir.
+func hookProblem(hooksDir, name string) hookFault {
+	path := filepath.Join(hooksDir, name)
+	data, err := os.ReadFile(path)
+	switch {
+	case err != nil:
+		return hookMissing
+	case !isOurs(data):
+		return hookForeign
+	case !isExecutable(path):
+		return hookNotExecutable
+	}
+	return hookOK
 }
 
 // InstallGitHooks writes the hooks into hooksDir (created if missing) and returns

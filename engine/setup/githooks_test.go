@@ -249,6 +249,47 @@ func TestGitHooksInstalledNeedsAllFourMarked(t *testing.T) {
 	}
 }
 
+// Without this tool's extra hooks (post-rewrite, post-merge), as the reference installs them,
+// commits are still linked: the problem is reported apart, naming each hook and what it costs.
+func TestGitHooksProblemsSplitsLinkingFromRelinking(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := InstallGitHooks(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"post-rewrite", "post-merge"} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link, relink := GitHooksProblems(dir)
+	if link != "" {
+		t.Errorf("link = %q, want none: the four hooks that link are in place", link)
+	}
+	want := "the post-rewrite and post-merge hooks are missing from " + dir +
+		": a commit that an amend or a rebase, or a merge, leaves without its trailer is not linked again to its checkpoint"
+	if relink != want {
+		t.Errorf("relink = %q\nwant     %q", relink, want)
+	}
+	if GitHooksInstalled(dir) {
+		t.Error("GitHooksInstalled = true without post-rewrite and post-merge")
+	}
+
+	writeFile(t, filepath.Join(dir, "post-rewrite"), "#!/bin/sh\necho mine\n", 0o755)
+	if err := os.Remove(filepath.Join(dir, "commit-msg")); err != nil {
+		t.Fatal(err)
+	}
+	link, relink = GitHooksProblems(dir)
+	if want := "the commit-msg hook is missing from " + dir; link != want {
+		t.Errorf("link = %q, want %q", link, want)
+	}
+	if !strings.HasPrefix(relink, "the post-merge hook is missing from "+dir+"; the post-rewrite hook in "+dir+" is another tool's: a commit that an amend or a rebase, or a merge,") {
+		t.Errorf("relink = %q", relink)
+	}
+	if got := GitHooksProblem(dir); got != link {
+		t.Errorf("GitHooksProblem = %q, want the linking problem first", got)
+	}
+}
+
 // foreignHook records its arguments and stdin in $HOOK_LOG and exits with $FOREIGN_EXIT.
 const foreignHook = `#!/bin/sh
 echo "foreign $*" >> "$HOOK_LOG"
