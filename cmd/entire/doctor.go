@@ -61,6 +61,12 @@ func (c *doctorCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "Setting refused: %s\n", u)
 		problems++
 	}
+	// A key it does not know is a problem as a refused one is: what was written is not done
+	// (a typo of push_sessions leaves the record pushed), and the fix is the user's to make.
+	for _, u := range settings.UnknownOptions() {
+		fmt.Fprintf(e.stdout, "Setting ignored: %s\n", u)
+		problems++
+	}
 	if err == nil && !settings.Enabled {
 		// The self-test plays a turn with these settings: with recording off, nothing would be
 		// recorded, which is what was asked for, not a fault.

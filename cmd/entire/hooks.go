@@ -93,6 +93,9 @@ func (c *hooksCmd) Run(e *env) error {
 	for _, u := range h.settings.Unsupported() {
 		h.log.Warn("setting refused", "reason", u)
 	}
+	for _, u := range h.settings.UnknownOptions() {
+		h.log.Warn("setting ignored", "reason", u) // the file is not refused for it (a free map in the reference)
+	}
 	defer func() {
 		h.log.Debug("hook completed", "duration_ms", time.Since(h.started).Milliseconds(), "success", h.failed == nil)
 	}()

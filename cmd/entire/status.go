@@ -52,6 +52,9 @@ func (c *statusCmd) Run(e *env) error {
 	for _, u := range st.Settings.Unsupported() {
 		fmt.Fprintf(e.stdout, "Setting refused: %s\n", u)
 	}
+	for _, u := range st.Settings.UnknownOptions() {
+		fmt.Fprintf(e.stdout, "Setting ignored: %s\n", u)
+	}
 	if c.Detailed {
 		// The reference's lines: each settings file that exists, with what it says.
 		for _, f := range []struct{ name, rel string }{{"Project", setup.ProjectSettingsFile}, {"Local", setup.LocalSettingsFile}} {

@@ -16,6 +16,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/entirerec/entire/events/agent"
 )
@@ -59,6 +62,10 @@ const (
 	optRetentionMaxMB      = "retention_max_mb"
 	optSummarize           = "summarize"
 )
+
+// knownOptions are the strategy_options keys this tool reads, sorted: the reference's
+// (push_sessions, summarize) and this tool's own.
+var knownOptions = []string{optConfirmPush, optMultiSessionWarning, optPushSessions, optRetentionDays, optRetentionMaxMB, optSummarize}
 
 // Settings is the effective settings (§7.1). Only the six known top-level keys exist in files.
 // Strategy is kept as written (after defaulting an empty value); callers map unknown
@@ -327,4 +334,73 @@ func (s Settings) Unsupported() []string {
 		}
 	}
 	return out
+}
+
+// UnknownOptions lists the strategy_options keys this tool does not read, sorted, each said
+// with the closest known key when one is a likely typo, and the known ones. Such a key does
+// nothing: "push_session": false leaves the record pushed. The reference takes
+// strategy_options as a free map, so the file is not refused for it; status and doctor warn.
+func (s Settings) UnknownOptions() []string {
+	var keys []string
+	for k := range s.StrategyOptions {
+		if !slices.Contains(knownOptions, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		msg := fmt.Sprintf("strategy_options.%s is not an option this tool knows, so it does nothing", jsonKey(k))
+		if near := closestOption(k); near != "" {
+			msg += fmt.Sprintf("; did you mean %s?", near)
+		}
+		out = append(out, msg+" (known: "+strings.Join(knownOptions, ", ")+")")
+	}
+	return out
+}
+
+// jsonKey is k as written in a message: quoted when it is not a plain name.
+func jsonKey(k string) string {
+	for _, r := range k {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return strconv.Quote(k)
+		}
+	}
+	if k == "" {
+		return `""`
+	}
+	return k
+}
+
+// closestOption is the known option within two edits of k (case and '-' for '_' aside), or "".
+func closestOption(k string) string {
+	norm := strings.ReplaceAll(strings.ToLower(k), "-", "_")
+	best, bestDist := "", 3
+	for _, o := range knownOptions {
+		if d := editDistance(norm, o); d < bestDist {
+			best, bestDist = o, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -299,3 +299,30 @@ func TestUnsupportedSettingsAreNamed(t *testing.T) {
 		t.Errorf("Retention() = %+v, %v", r, err)
 	}
 }
+
+// Keys inside strategy_options this tool does not read are listed, sorted, with the likely
+// intended key when one is within two edits, and the known ones; the file still loads.
+func TestUnknownOptions(t *testing.T) {
+	top := t.TempDir()
+	writeFile(t, filepath.Join(top, ProjectSettingsFile),
+		`{"strategy_options": {"push_session": false, "Retention-Days": 3, "colour": "blue", "push_sessions": true, "summarize": {"enabled": false}}}`, 0o644)
+	s, err := LoadSettings(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := " (known: confirm_push, enable_multisession_warning, push_sessions, retention_days, retention_max_mb, summarize)"
+	want := []string{
+		"strategy_options.Retention-Days is not an option this tool knows, so it does nothing; did you mean retention_days?" + known,
+		"strategy_options.colour is not an option this tool knows, so it does nothing" + known,
+		"strategy_options.push_session is not an option this tool knows, so it does nothing; did you mean push_sessions?" + known,
+	}
+	if diff := cmp.Diff(want, s.UnknownOptions()); diff != "" {
+		t.Errorf("UnknownOptions (-want +got):\n%s", diff)
+	}
+	if got := (Settings{StrategyOptions: map[string]any{"a\x1b[31m": 1}}).UnknownOptions(); len(got) != 1 || !strings.Contains(got[0], `strategy_options."a\x1b[31m" is not`) {
+		t.Errorf("a key with a control character is not quoted: %q", got)
+	}
+	if got := DefaultSettings().UnknownOptions(); len(got) != 0 {
+		t.Errorf("defaults: %q", got)
+	}
+}
