@@ -329,7 +329,9 @@ func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.
 		return []events.Event{en.Event(res)}, nil
 	}
 	from, to := session.ShadowBranch(f.OldBase, s.WorktreeID), session.ShadowBranch(f.NewBase, s.WorktreeID)
-	if from == to {
+	if from == to || s.Recorder.LastShadowCommit == "" {
+		// A session with no checkpoint of its own only takes the new base: the branch, if
+		// any, is other sessions', whose states still name it.
 		return []events.Event{en.Event(res)}, nil
 	}
 	var rt gitexec.RefRetry
