@@ -82,10 +82,17 @@ func checkpointJSON(cp *checkpoint.Checkpoint, commits []checkpoint.LinkedCommit
 	j := jsonCheckpoint{ID: cp.ID, Temporary: cp.Temporary, Legacy: cp.Legacy, Author: author,
 		Sessions: []jsonSession{}, Commits: jsonCommits(commits), FilesTouched: nonNil(cp.Summary.FilesTouched)}
 	for _, s := range cp.Slots {
+		// prompt.txt's prompts, read from the transcript where the slot has one: a prompt that
+		// holds prompt.txt's separator stays whole. A temporary checkpoint's prompt.txt holds
+		// its turn's prompts, a committed one's the whole session's (spec §2.2, §3.6).
+		prompts := s.AllPrompts()
+		if cp.Temporary {
+			prompts = s.ScopedPrompts()
+		}
 		j.Sessions = append(j.Sessions, jsonSession{
 			SessionID: s.Meta.SessionID, Agent: s.Meta.Agent, CreatedAt: s.Meta.CreatedAt,
 			FilesTouched: nonNil(s.Meta.FilesTouched), TokenUsage: s.Meta.TokenUsage,
-			Prompts: nonNil(s.Prompts), TranscriptStart: s.TranscriptStart(), ForgottenAt: s.Meta.ForgottenAt,
+			Prompts: nonNil(prompts), TranscriptStart: s.TranscriptStart(), ForgottenAt: s.Meta.ForgottenAt,
 		})
 	}
 	return j
