@@ -149,7 +149,7 @@ func Decide(s State, e events.Event) []Effect {
 		// A linked commit's condensation becomes pending work in the state (Evolve), which
 		// Pending hands out; only a commit that does not condense the session calls for
 		// something here.
-		if _, linked := condenseFor(s, d); !linked && !d.Sequencer && s.BaseCommit != d.Commit {
+		if _, linked := condenseFor(s, d); !linked && !sequenced(s, d) && s.BaseCommit != d.Commit {
 			out = append(out, followCommit(s, d))
 		}
 	}
@@ -199,7 +199,7 @@ func Pending(s State) []Effect {
 // and how. prepare-commit-msg asks the same question through LinksCommit before writing the
 // trailer, and journals its answer (PreparedID), which the commit then honours.
 func condenseFor(s State, d events.GitCommitted) (Condense, bool) {
-	if d.Sequencer || d.CheckpointID == "" || !s.Exists() || !s.linksUserCommits() {
+	if sequenced(s, d) || d.CheckpointID == "" || !s.Exists() || !s.linksUserCommits() {
 		return Condense{}, false
 	}
 	phase := s.Phase.Normalize()
@@ -211,6 +211,15 @@ func condenseFor(s State, d events.GitCommitted) (Condense, bool) {
 		Provisional:  phase == PhaseActive,
 		CarryForward: carryForward(s, d, phase == PhaseActive),
 	}, true
+}
+
+// sequenced reports a commit a rebase, cherry-pick or revert made whose trailer this session's
+// prepare-commit-msg did not write: a picked commit's own trailer, whose checkpoint is not this
+// session's to write. One it did write (a single revert or cherry-pick, which prepare-commit-msg
+// cannot tell from an ordinary commit: git leaves no REVERT_HEAD then) is condensed, or the
+// trailer would name a checkpoint that never comes.
+func sequenced(s State, d events.GitCommitted) bool {
+	return d.Sequencer && (d.CheckpointID == "" || s.Recorder.PreparedID != d.CheckpointID)
 }
 
 // carryForward decides which of the session's files stay uncommitted agent work after a linked
@@ -388,7 +397,7 @@ func Evolve(in State, e events.Event) State {
 		}
 		s.Recorder.PreparedID = ""
 		s.Recorder.LastCommit = d.Commit
-		if d.Sequencer || d.CheckpointID == "" {
+		if sequenced(in, d) || d.CheckpointID == "" {
 			return s
 		}
 		s.LastInteractionTime = &t
