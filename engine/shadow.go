@@ -343,16 +343,26 @@ func (en *Engine) migrateShadow(ctx context.Context, s session.State, f session.
 		if !ok {
 			return []events.Event{en.Event(res)}, nil
 		}
-		_, exists, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(to))
+		target, exists, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(to))
 		if err != nil {
 			return nil, err
 		}
+		next := tip
 		if exists {
-			// Another session already has a branch for the new base; keep both.
-			return []events.Event{en.Event(res)}, nil
+			// Another session already has a branch for the new base: this branch's history
+			// joins it (a commit of both tips, with the target's tree and no trailer, which
+			// readers skip), so that its checkpoints stay rewind points and the sessions that
+			// condense there delete it, rather than leaving this one behind for no one.
+			tree, err := en.Repo.CommitTreeOID(ctx, string(target))
+			if err != nil {
+				return nil, err
+			}
+			if next, err = en.Repo.CommitTree(ctx, tree, []gitexec.OID{target, tip}, "Join shadow branch "+from); err != nil {
+				return nil, err
+			}
 		}
 		err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{
-			{Name: gitexec.BranchRef(to), New: tip},
+			{Name: gitexec.BranchRef(to), New: next, Old: target},
 			{Name: gitexec.BranchRef(from), Old: tip},
 		})
 		if rt.Moved(err) {
