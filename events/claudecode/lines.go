@@ -90,9 +90,17 @@ func (sc *scanner) user(content gjson.Result) {
 	default:
 		return
 	}
-	if p := StripTags(text); p != "" {
+	if p := StripTags(text); p != "" && !interruptMarker(p) {
 		sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))
 	}
+}
+
+// interruptMarker reports the user line Claude Code writes when the user interrupts a turn
+// ("[Request interrupted by user]", "... for tool use]"): the user typed no prompt, and the
+// interrupted turn's prompt stays its own.
+func interruptMarker(p string) bool {
+	rest, ok := strings.CutPrefix(p, "[Request interrupted by user")
+	return ok && strings.HasSuffix(rest, "]") && !strings.Contains(rest[:len(rest)-1], "]")
 }
 
 // subagents records the subagent IDs a tool_result's content names: "agentId: <id>" in a

@@ -210,3 +210,20 @@ func TestScanContract(t *testing.T) {
 	}
 	agenttest.ScanContract(t, Agent{}, data)
 }
+
+// The line Claude Code writes when the user interrupts a turn is no prompt; a prompt that only
+// mentions it is one.
+func TestScanInterruptMarkerIsNoPrompt(t *testing.T) {
+	lines := []string{
+		`{"type":"user","uuid":"u1","message":{"role":"user","content":"Write a.txt"}}`,
+		`{"type":"user","uuid":"u2","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}`,
+		`{"type":"user","uuid":"u3","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}`,
+		`{"type":"user","uuid":"u4","message":{"role":"user","content":"Why did you stop? [Request interrupted by user]"}}`,
+		`{"type":"user","uuid":"u5","message":{"role":"user","content":"[Request interrupted by user] and [then this]"}}`,
+	}
+	got := ScanBytes([]byte(strings.Join(lines, "\n") + "\n"))
+	want := []string{"Write a.txt", "Why did you stop? [Request interrupted by user]", "[Request interrupted by user] and [then this]"}
+	if diff := cmp.Diff(want, got.Prompts); diff != "" {
+		t.Errorf("prompts (-want +got):\n%s", diff)
+	}
+}
