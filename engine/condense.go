@@ -140,7 +140,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = st.Lines, st.Offset
 	}
 	fresh := data.scan(s.Condensed())
-	files := checkpointFiles(s.FilesTouched, en.relFiles(cmp.Or(fresh.Cwd, s.Recorder.AgentCwd), fresh.ModifiedFiles), c.Files)
+	files := checkpointFiles(s.FilesTouched, en.relFiles(cmp.Or(fresh.Cwd, s.Recorder.AgentCwd), fresh.ModifiedFiles), c.Files, c.Claimed)
 	var prompts []string
 	if f.Auto == nil {
 		prompts = sessionPrompts(s, data, pos.Path)
@@ -633,15 +633,21 @@ func (en *Engine) stashedPaths(ctx context.Context, paths []string) map[string]b
 // checkpointFiles is a checkpoint's files_touched: the session's files that this commit
 // contains, so that a commit splitting the session's work lists only its own part. The
 // session's files are those its checkpoints touched and those the transcript shows edited
-// since its last condensation (a mid-turn commit of the turn's work, before its Stop).
-func checkpointFiles(touched, edited, committed []string) []string {
+// since its last condensation (a mid-turn commit of the turn's work, before its Stop). A
+// session whose files say nothing of the commit (the agent committed what a shell command
+// wrote) lists the commit's files, less those another session touched (claimed).
+func checkpointFiles(touched, edited, committed, claimed []string) []string {
 	if own := session.Intersect(session.MergeSorted(touched, edited), committed); len(own) > 0 {
 		return own
 	}
 	if len(touched) > 0 {
 		return touched
 	}
-	return committed
+	others := map[string]bool{}
+	for _, f := range claimed {
+		others[f] = true
+	}
+	return slices.DeleteFunc(slices.Clone(committed), func(f string) bool { return others[f] })
 }
 
 // usageSince is the token usage of the transcript from position from on, or nil.

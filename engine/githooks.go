@@ -285,6 +285,28 @@ func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, 
 	return linked, false, nil
 }
 
+// fileOwners maps each file a session's checkpoints touched to those sessions.
+func fileOwners(sessions []session.State) map[string][]string {
+	owners := map[string][]string{}
+	for _, s := range sessions {
+		for _, f := range s.FilesTouched {
+			owners[f] = append(owners[f], s.SessionID)
+		}
+	}
+	return owners
+}
+
+// claimedByOthers are the files of a commit that a session other than id touched.
+func claimedByOthers(owners map[string][]string, id string, files []string) []string {
+	var out []string
+	for _, f := range files {
+		if slices.ContainsFunc(owners[f], func(o string) bool { return o != id }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // commitFacts completes a commit's facts for one session with the content-aware overlap check,
 // under the single failure policy of linkedSessions.
 func (en *Engine) commitFacts(ctx context.Context, s session.State, base events.GitCommitted, changed changeSource) events.GitCommitted {
@@ -449,6 +471,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 	}()
 	others := map[string]session.State{}
 	complete := true // every session recorded (or with nothing to record)
+	owners := fileOwners(sessions)
 	for _, peek := range sessions {
 		if peek.Phase == session.PhaseEnded && !peek.HasNewContent() && len(session.Pending(peek)) == 0 {
 			continue // finished sessions cost nothing to later commits
@@ -476,6 +499,7 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 		ev.Transcript = events.Transcript{Path: sess.State.TranscriptPath}
 		if id != "" && !base.Sequencer {
 			ev = en.commitFacts(ctx, sess.State, base, diffSource(diff))
+			ev.Claimed = claimedByOthers(owners, sess.ID, base.Files)
 			// A session with work carries its uncommitted files onto the new HEAD whether the
 			// commit condenses it or not (session.FollowCommit).
 			if sess.State.Recorder.PreparedID == id || sess.State.HasNewContent() || session.LinksCommit(sess.State, ev) {

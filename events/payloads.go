@@ -168,6 +168,9 @@ type GitCommitted struct {
 	// Copied: the commit's first parent carries the same trailer, so the message was copied
 	// (commit -c/-C) rather than amended: the checkpoint goes on covering the parent's work.
 	Copied bool `json:"copied,omitempty"`
+	// Claimed are the commit's files that another session of the work tree has touched: a
+	// session whose own files say nothing of the commit does not list them as its own.
+	Claimed []string `json:"claimed,omitempty"`
 }
 
 // EventType implements Payload.

@@ -236,6 +236,7 @@ func clonePending(in []Condense) []Condense {
 		c.Commit.Diverged = cloneStrings(c.Commit.Diverged)
 		c.Commit.Settled = cloneStrings(c.Commit.Settled)
 		c.Commit.TurnEdited = cloneStrings(c.Commit.TurnEdited)
+		c.Commit.Claimed = cloneStrings(c.Commit.Claimed)
 		c.CarryForward = cloneStrings(c.CarryForward)
 		c.Start = cloneTranscript(c.Start)
 		c.Auto = c.Auto.clone()
