@@ -40,8 +40,8 @@ func (en *Engine) claimedByPeers(self string, candidates []string) []string {
 	if len(candidates) == 0 {
 		return nil
 	}
-	peers, err := en.Store.ListWhere(func(b session.Brief) bool {
-		return b.SessionID != self && b.WorktreePath == en.Repo.TopLevel && (session.Phase(b.Phase).Normalize() != session.PhaseEnded || b.Pending)
+	peers, err := en.Store.ListOthersWhere(self, func(b session.Brief) bool {
+		return b.WorktreePath == en.Repo.TopLevel && (session.Phase(b.Phase).Normalize() != session.PhaseEnded || b.Pending)
 	})
 	if err != nil {
 		en.Log.Warn("list sessions for the turn's files", "error", err.Error())

@@ -274,8 +274,8 @@ func (en *Engine) rideAlong(ctx context.Context, s session.State, c events.GitCo
 // commit names its shadow branch.
 func (en *Engine) eachPeer(self string, fn func(session.Brief)) error {
 	head := en.head()
-	_, err := en.Store.ListWhere(func(b session.Brief) bool {
-		if b.SessionID != self && b.Live(en.Repo.TopLevel, string(head)) {
+	_, err := en.Store.ListOthersWhere(self, func(b session.Brief) bool {
+		if b.Live(en.Repo.TopLevel, string(head)) {
 			fn(b)
 		}
 		return false

@@ -579,8 +579,15 @@ func briefOf(data []byte) (Brief, bool) {
 // ListWhere returns the states of the sessions whose brief satisfies keep; the others are
 // not decoded. A session without a readable snapshot is rebuilt and then tested.
 func (st Store) ListWhere(keep func(Brief) bool) ([]State, error) {
+	return st.ListOthersWhere("", keep)
+}
+
+// ListOthersWhere is ListWhere leaving out session self unread: a caller that holds self open
+// holds its journal's lock, and rebuilding self's state (no snapshot yet: a session's first
+// hook) would wait for that lock for ever.
+func (st Store) ListOthersWhere(self string, keep func(Brief) bool) ([]State, error) {
 	var out []State
-	err := st.eachWhere(keep, true, func(s State) bool {
+	err := st.eachWhere(self, keep, true, func(s State) bool {
 		out = append(out, s)
 		return true
 	})
@@ -591,7 +598,7 @@ func (st Store) ListWhere(keep func(Brief) bool) ([]State, error) {
 // without decoding any state but those whose snapshot has no readable brief.
 func (st Store) AnyWhere(keep func(Brief) bool) (bool, error) {
 	found := false
-	err := st.eachWhere(keep, false, func(State) bool {
+	err := st.eachWhere("", keep, false, func(State) bool {
 		found = true
 		return false
 	})
@@ -601,12 +608,15 @@ func (st Store) AnyWhere(keep func(Brief) bool) (bool, error) {
 // eachWhere gives yield, until it returns false, each session whose brief satisfies keep:
 // its state when decode is set, a zero State otherwise. A session without a readable
 // snapshot is rebuilt, then tested.
-func (st Store) eachWhere(keep func(Brief) bool, decode bool, yield func(State) bool) error {
+func (st Store) eachWhere(skip string, keep func(Brief) bool, decode bool, yield func(State) bool) error {
 	ids, err := st.IDs()
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
+		if id == skip {
+			continue
+		}
 		var s State
 		decoded := false
 		if data, err := os.ReadFile(st.StatePath(id)); err == nil {

@@ -789,3 +789,33 @@ func listedIDs(t *testing.T, st Store) []string {
 	}
 	return ids
 }
+
+// A caller holding a session open holds its journal's lock: listing the other sessions must
+// not read it (with no snapshot yet, its state would be rebuilt under that lock, for ever).
+func TestStoreListOthersLeavesTheOpenSessionUnread(t *testing.T) {
+	st := NewStore(t.TempDir())
+	record(t, st, "a", sessionBatches("a"))
+	record(t, st, "b", sessionBatches("b"))
+	os.Remove(st.StatePath("a")) // journal only: reading it means replaying it under its lock
+	sess, err := st.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	done := make(chan []State, 1)
+	go func() {
+		states, err := st.ListOthersWhere("a", func(Brief) bool { return true })
+		if err != nil {
+			t.Error(err)
+		}
+		done <- states
+	}()
+	select {
+	case states := <-done:
+		if len(states) != 1 || states[0].SessionID != "b" {
+			t.Errorf("ListOthersWhere(a) = %d states, want b alone", len(states))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("listing the other sessions read the session this process holds open")
+	}
+}
