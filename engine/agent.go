@@ -239,7 +239,11 @@ func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 			return err
 		}
 		in.Modified = modifiedPaths(st)
-		in.Claimed = en.claimedByPeers(in.SessionID, autoCommitCandidates(in.Dirty, in.Modified, in.Edited, s.Recorder.DirtyAtTurnStart))
+		candidates := autoCommitCandidates(in.Dirty, in.Modified, in.Edited, s.Recorder.DirtyAtTurnStart)
+		in.Claimed = en.claimedByPeers(in.SessionID, candidates)
+		if s.BaseCommit != "" && s.BaseCommit != wt.Head {
+			in.Claimed = session.MergeSorted(in.Claimed, en.unchangedSince(ctx, s.BaseCommit, candidates))
+		}
 	}
 	return en.Run(ctx, sess, en.Event(in))
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
@@ -86,4 +87,35 @@ func autoCommitCandidates(dirty, modified, edited, dirtyAtStart []string) []stri
 		}
 	}
 	return out
+}
+
+// unchangedSince are the paths whose work-tree content is what commit rev holds: when HEAD moved
+// during a turn (the user's reset --mixed), a file that the turn's HEAD no longer tracks but
+// that was there, as it is, when the turn began is not new in the turn, and not the agent's.
+func (en *Engine) unchangedSince(ctx context.Context, rev string, paths []string) []string {
+	if len(paths) == 0 {
+		return nil
+	}
+	oids, err := en.Repo.PathOIDs(ctx, rev, paths)
+	if err != nil || len(oids) == 0 {
+		return nil
+	}
+	present := make([]string, 0, len(oids))
+	for _, p := range paths {
+		if _, ok := oids[p]; ok {
+			present = append(present, p)
+		}
+	}
+	changes, err := en.WorktreeChanges(ctx, present)
+	if err != nil {
+		en.Log.Warn("compare the turn's files with its start", "error", err.Error())
+		return nil
+	}
+	var out []string
+	for _, ch := range changes {
+		if !ch.Delete && ch.OID == oids[ch.Path] {
+			out = append(out, ch.Path)
+		}
+	}
+	return session.MergeSorted(nil, out)
 }

@@ -83,7 +83,8 @@ type TurnEnded struct {
 	Dirty  []string `json:"dirty,omitempty"`
 	// Modified are the Dirty paths that are tracked files changed in place (neither new nor
 	// deleted); Claimed the other Dirty paths, new since turn start, that another live session
-	// of the worktree says in its transcript it wrote. Under auto-commit a turn takes the
+	// of the worktree says in its transcript it wrote, or that HEAD at turn start held with
+	// their content now (HEAD moved in the turn: not new). Under auto-commit a turn takes the
 	// transcript's files and the new and deleted ones nobody else claims (entire-cli.md §5).
 	Modified []string `json:"modified,omitempty"`
 	Claimed  []string `json:"claimed,omitempty"`
