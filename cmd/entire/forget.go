@@ -35,14 +35,25 @@ func (c *forgetCmd) Run(e *env) error {
 		return err
 	}
 	defer done()
+	// A session recorded here that no checkpoint holds yet is forgotten by recording it no more.
+	live := false
+	if ok, err := en.Store.Has(c.Target); err == nil && ok && !en.Store.Forgotten(c.Target) {
+		live = true
+	}
 	tip, ok, err := en.Repo.ResolveRef(e.ctx, checkpoint.MetaRef)
 	if err != nil {
 		return err
 	}
 	if !ok {
+		if live {
+			return c.stopOnly(e, en)
+		}
 		return fmt.Errorf("there is no %s branch in this clone: nothing to forget", checkpoint.MetadataBranch)
 	}
 	slots, forgotten, err := c.find(e, en, &checkpoint.Reader{Repo: en.Repo, Tip: tip})
+	if errors.Is(err, errNotInRecord) && live {
+		return c.stopOnly(e, en)
+	}
 	if err != nil {
 		return err
 	}
@@ -138,7 +149,7 @@ func (c *forgetCmd) find(e *env, en *engine.Engine, rd *checkpoint.Reader) (todo
 		}
 	}
 	if len(todo) == 0 && len(done) == 0 {
-		return nil, nil, fmt.Errorf("no checkpoint or session %q in %s", c.Target, checkpoint.MetadataBranch)
+		return nil, nil, fmt.Errorf("%w: no checkpoint or session %q in %s", errNotInRecord, c.Target, checkpoint.MetadataBranch)
 	}
 	return todo, done, nil
 }
@@ -166,6 +177,25 @@ func orUnknown(s string) string {
 		return "unknown agent"
 	}
 	return s
+}
+
+// errNotInRecord: the target names no checkpoint and no session slot of the record.
+var errNotInRecord = errors.New("not in the record")
+
+// stopOnly forgets a session recorded in this clone that no checkpoint holds yet: nothing to
+// rewrite, only its recording to stop (previewed without --force).
+func (c *forgetCmd) stopOnly(e *env, en *engine.Engine) error {
+	if st, err := en.Store.Peek(c.Target); err == nil && st.Phase.Normalize() == session.PhaseActive {
+		return fmt.Errorf("session %s is in the middle of a turn: forget it once the turn has ended", c.Target)
+	}
+	if !c.Force {
+		fmt.Fprintf(e.stdout, "Session %s is recorded in this clone but no checkpoint holds it yet. Run with --force to stop recording it.\n", c.Target)
+		return nil
+	}
+	if err := forgettable(en, c.Target); err != nil {
+		return err
+	}
+	return stopRecording(e, en, c.Target)
 }
 
 // forgettable refuses to forget a session whose local state still owes work: a checkpoint a

@@ -181,6 +181,12 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	// took its logger, so that no line carries the key twice.
 	en := h.engine()
 	h.log = h.log.With("session_id", in.SessionID)
+	if en.Store.Forgotten(in.SessionID) {
+		// The user forgot it (entire forget): nothing of it is recorded, and no message says
+		// it will be.
+		h.log.Info("session forgotten with entire forget: not recorded")
+		return nil
+	}
 	// A tool's input is journaled (a todo list); one larger than a prompt may be is dropped, not
 	// cut, since a cut would not be JSON.
 	if len(in.ToolInput) > agent.MaxTextBytes {

@@ -476,6 +476,9 @@ func (st Store) forgottenPath(id string) string { return filepath.Join(st.Dir, "
 
 // Forgotten reports whether the session was forgotten in this clone.
 func (st Store) Forgotten(id string) bool {
+	if checkID(id) != nil {
+		return false
+	}
 	_, err := os.Stat(st.forgottenPath(id))
 	return err == nil
 }
