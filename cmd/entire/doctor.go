@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,11 +139,27 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 	if err != nil {
 		return 0, err
 	}
+	remote, err := m.Repo.RemoteConfigured(e.ctx, "origin")
+	if err != nil {
+		return 0, err
+	}
+	if c.Force && remote && slices.ContainsFunc(rc.Dangling, func(d maintenance.DanglingTrailer) bool { return d.Session == "" }) {
+		// Another clone's commits name checkpoints its pushes put on origin's record.
+		fmt.Fprintf(e.stdout, "Fetching %s from origin for the checkpoints no session here recorded...\n", checkpoint.MetadataBranch)
+		if err := m.Sharing().FetchRecord(e.ctx, "origin"); err != nil {
+			fmt.Fprintf(e.stdout, "  Could not fetch it: %v\n", err)
+		} else if rc, err = m.CheckRecord(e.ctx, true); err != nil {
+			return 0, err
+		}
+	}
 	problems := len(rc.Unreadable)
 	for _, d := range rc.Unreadable {
 		fmt.Fprintf(e.stdout, "Checkpoint %s (commit %s) cannot be read: %v\n", d.CheckpointID, d.Commit[:7], d.Err)
 	}
 	dangling := rc.Dangling
+	if rc.Fetched > 0 {
+		fmt.Fprintf(e.stdout, "%d Entire-Checkpoint trailers name checkpoints only origin's copy of the record holds (fetched with their commits): explain reads them there, and the next push merges them in.\n", rc.Fetched)
+	}
 	switch {
 	case len(dangling) > 0:
 	case rc.Pending > 0:
@@ -158,6 +175,9 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 	for _, d := range dangling {
 		fmt.Fprintf(e.stdout, "  %s names checkpoint %s, which is not on entire/checkpoints/v1\n", d.Commit[:7], d.CheckpointID)
 		switch {
+		case d.Session == "" && remote && !c.Force:
+			fmt.Fprintln(e.stdout, "    No session here recorded it: if another clone made the commit, origin's record may hold it (--force fetches it).")
+			problems++
 		case d.Session == "":
 			fmt.Fprintln(e.stdout, "    No session recorded it, so it cannot be written.")
 			problems++

@@ -12,6 +12,7 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
+	"github.com/entirerec/entire/gitexec"
 )
 
 // DanglingTrailer is an Entire-Checkpoint trailer on a local branch whose checkpoint is neither
@@ -29,6 +30,10 @@ type RecordCheck struct {
 	Dangling   []DanglingTrailer // named checkpoints neither written nor pending
 	Unreadable []DanglingTrailer // named checkpoints written, but that cannot be read
 	Pending    int               // named checkpoints pending in a session's journal
+	// Fetched counts named checkpoints that only origin's copy of the record holds (a
+	// teammate's, fetched with their commits): explain reads them there, and the next push
+	// merges them into the local record.
+	Fetched int
 }
 
 // DanglingTrailers checks the invariant of the record: every trailer of every commit on a local
@@ -60,6 +65,14 @@ func (en *Maintenance) CheckRecord(ctx context.Context, read bool) (RecordCheck,
 	for _, id := range ids {
 		committed[id] = true
 	}
+	fetched := map[string]bool{}
+	if tip, ok, err := en.Repo.ResolveRef(ctx, originRecord); err == nil && ok && tip != rd.Tip {
+		if ids, err := (&checkpoint.Reader{Repo: en.Repo, Tip: tip}).ListCommitted(ctx); err == nil {
+			for _, id := range ids {
+				fetched[id] = true
+			}
+		}
+	}
 	states, err := en.Store.List()
 	if err != nil {
 		return rc, err
@@ -88,6 +101,8 @@ func (en *Maintenance) CheckRecord(ctx context.Context, read bool) (RecordCheck,
 			case committed[id]:
 			case pending[id]:
 				rc.Pending++
+			case fetched[id]:
+				rc.Fetched++
 			default:
 				rc.Dangling = append(rc.Dangling, DanglingTrailer{Commit: commit, CheckpointID: id, Session: en.linkedBy(id)})
 			}
@@ -95,6 +110,9 @@ func (en *Maintenance) CheckRecord(ctx context.Context, read bool) (RecordCheck,
 	}
 	return rc, nil
 }
+
+// originRecord is origin's copy of the record, as a fetch of the remote's branches keeps it.
+const originRecord gitexec.RefName = "refs/remotes/origin/" + checkpoint.MetadataBranch
 
 // linkedBy is the session whose journal linked checkpoint id (prepare-commit-msg's decision or
 // a condensation into it), or "". A commit journaled to a session it did not link does not count.
