@@ -25,6 +25,8 @@ func renderTranscript(w io.Writer, p palette, entries []checkpoint.TranscriptEnt
 		switch e.Kind {
 		case "user":
 			fmt.Fprintf(w, "%s %s\n", p.label("[User]"), e.Text)
+		case "summary":
+			fmt.Fprintf(w, "%s %s\n", p.label("[Summary]"), e.Text)
 		case "assistant":
 			fmt.Fprintf(w, "%s %s\n", p.label("[Assistant]"), e.Text)
 		default:

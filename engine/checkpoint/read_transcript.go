@@ -112,7 +112,7 @@ func JoinChunks(agent string, parts [][]byte) ([]byte, error) {
 
 // TranscriptEntry is one readable step of a Claude transcript.
 type TranscriptEntry struct {
-	Kind string // "user" (a prompt), "assistant" (text) or "tool" (a tool call)
+	Kind string // "user" (a prompt), "summary" (a compaction's), "assistant" (text) or "tool" (a tool call)
 	Text string // the prompt or text; for a tool call its detail (may be "")
 	Tool string // tool name, for Kind "tool"
 }
@@ -123,8 +123,9 @@ func TranscriptEntries(data []byte) []TranscriptEntry {
 	var out []TranscriptEntry
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
 		var l struct {
-			Type    string `json:"type"`
-			Message struct {
+			Type           string `json:"type"`
+			CompactSummary bool   `json:"isCompactSummary"`
+			Message        struct {
 				Content json.RawMessage `json:"content"`
 			} `json:"message"`
 		}
@@ -152,8 +153,12 @@ func TranscriptEntries(data []byte) []TranscriptEntry {
 			if len(parts) > 0 {
 				text = strings.Join(parts, "\n\n")
 			}
+			kind := "user"
+			if l.CompactSummary { // Claude Code's summary of what it compacted: no prompt
+				kind = "summary"
+			}
 			if p := claudecode.StripTags(text); p != "" {
-				out = append(out, TranscriptEntry{Kind: "user", Text: p})
+				out = append(out, TranscriptEntry{Kind: kind, Text: p})
 			}
 		case "assistant":
 			for _, b := range blocks {

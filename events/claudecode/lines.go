@@ -60,14 +60,16 @@ func (sc *scanner) consume(line []byte) {
 	}
 	switch head[0].Str {
 	case "user", "human":
-		sc.user(gjson.GetBytes(line, "message.content"))
+		sc.user(line, gjson.GetBytes(line, "message.content"))
 	case "assistant":
 		sc.assistant(gjson.GetBytes(line, "message"))
 	}
 }
 
-// user records the prompt of a user line, if it has one.
-func (sc *scanner) user(content gjson.Result) {
+// user records the prompt of a user line, if it has one. The summary Claude Code writes as a
+// user line when it compacts the conversation ("This session is being continued from a
+// previous conversation...", isCompactSummary) is no prompt: the user typed none.
+func (sc *scanner) user(line []byte, content gjson.Result) {
 	var text string
 	switch {
 	case content.Type == gjson.String:
@@ -90,7 +92,7 @@ func (sc *scanner) user(content gjson.Result) {
 	default:
 		return
 	}
-	if p := StripTags(text); p != "" && !interruptMarker(p) {
+	if p := StripTags(text); p != "" && !interruptMarker(p) && !gjson.GetBytes(line, "isCompactSummary").Bool() {
 		sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))
 	}
 }
