@@ -84,7 +84,7 @@ type Recorder struct {
 	Prompts        []string          `json:"prompts,omitempty"`
 	PromptsOmitted int               `json:"prompts_omitted,omitempty"`
 	// AgentCwd is the agent's working directory as its transcript last named it (Codex's
-	// turn_context): relative paths in a transcript read from later on are relative to it.
+	// turn_context, OpenCode's assistant messages): relative paths in a transcript read from later on are relative to it.
 	AgentCwd string `json:"agent_cwd,omitempty"`
 	// TurnPrompt is the prompt the current turn began with.
 	TurnPrompt string `json:"turn_prompt,omitempty"`

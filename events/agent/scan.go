@@ -29,7 +29,7 @@ type Scan struct {
 	// Cwd where the transcript names it.
 	ModifiedFiles []string `json:"modified_files"`
 	// Cwd is the agent's working directory as the last line that names one says (Codex's
-	// session_meta and turn_context); "" when none does.
+	// session_meta and turn_context, OpenCode's assistant messages); "" when none does.
 	Cwd string `json:"cwd,omitempty"`
 	// LastAssistant is the text of the last non-empty assistant text block.
 	LastAssistant string `json:"last_assistant"`

@@ -79,6 +79,9 @@ past the end is ErrOffsetPastEnd (rescan from 0). From each message line:
     "*** Add File:", "*** Update File:", "*** Delete File:" and "*** Move to:" lines; parts whose
     state.status is "error" are left out. Paths are as written (absolute for write and edit,
     relative for patches).
+  - Cwd: the info.path.cwd of the last assistant message that has an absolute one, the
+    directory OpenCode runs in, which relative paths are relative to (a subdirectory of the
+    repository when OpenCode was started there).
   - Actions: every tool part; Detail is input.description, else command, filePath, pattern,
     path, else the first patched file.
   - Usage: one API call per assistant message with info.tokens, under its info.id: input →

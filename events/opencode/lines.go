@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -52,7 +53,13 @@ func (sc *scanner) consume(line []byte) {
 	case "user":
 		sc.user(parts)
 	case "assistant":
-		sc.assistant(id, gjson.GetBytes(line, "info.tokens"), parts)
+		info := gjson.GetManyBytes(line, "info.tokens", "info.path.cwd")
+		// The directory OpenCode runs in (info.path.cwd), which relative paths (a patch's,
+		// always) are relative to: a subdirectory when OpenCode was started in one.
+		if d := info[1]; d.Type == gjson.String && filepath.IsAbs(d.Str) {
+			sc.s.Cwd = d.Str
+		}
+		sc.assistant(id, info[0], parts)
 	}
 }
 

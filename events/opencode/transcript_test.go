@@ -58,6 +58,7 @@ func TestScanGolden(t *testing.T) {
 			"scripts/deploy.sh",
 			"/home/u/src/repo/CHANGELOG.md",
 		},
+		Cwd:           "/home/u/src/repo", // the assistant messages' info.path.cwd
 		LastAssistant: "Added the CHANGELOG entry.",
 		Usage: events.TokenUsage{
 			InputTokens: 3520, OutputTokens: 850, CacheReadTokens: 61100, CacheCreationTokens: 1220,
