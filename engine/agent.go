@@ -92,6 +92,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	if sc, pos, err := scanPosition(reader(in.Agent), in.Transcript.Path, s.Recorder.Scanned); err == nil {
 		in.Transcript = pos
 		in.PriorPrompts = sc.Prompts
+		in.Cwd = cmp.Or(sc.Cwd, in.Cwd)
 		in.PrePrompt = &events.Transcript{Path: pos.Path, Lines: pos.Lines - sc.Lines, Offset: sc.StartOffset}
 	} else {
 		in.Transcript = events.Transcript{Path: in.Transcript.Path}
@@ -211,7 +212,7 @@ func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	in.Prompts = scan.Prompts
 	in.Usage = transcript.rangeUsage(scan.StartOffset, scan)
 	in.Usage.SubagentTokens = subagentUsage(rd, in.Transcript.Path, in.SessionID, scan.SubagentIDs)
-	in.Cwd = scan.Cwd
+	in.Cwd = cmp.Or(scan.Cwd, in.Cwd)
 	in.Summary = agent.Truncate(scan.LastAssistant, agent.MaxTextBytes)
 	if len(scan.ModifiedFiles) > 0 {
 		// The agent edited files: a checkpoint is most likely. Its writers (the files' blobs,
@@ -224,7 +225,7 @@ func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	if err != nil {
 		return err
 	}
-	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(cmp.Or(scan.Cwd, s.Recorder.AgentCwd), scan.ModifiedFiles)), statusPaths(st)
+	in.Edited, in.Dirty = session.MergeSorted(nil, en.relFiles(cmp.Or(in.Cwd, s.Recorder.AgentCwd), scan.ModifiedFiles)), statusPaths(st)
 	if in.Implicit && scan.Lines == 0 {
 		// A turn the agent never closed whose transcript holds nothing new (the turn a session
 		// start opened, before the first prompt): nothing the worktree gained is the agent's.

@@ -41,6 +41,9 @@ type TurnStarted struct {
 	TurnID     string     `json:"turn_id"`
 	Prompt     string     `json:"prompt"`
 	Transcript Transcript `json:"transcript"`
+	// Cwd is the agent's working directory as the transcript read before the prompt, else the
+	// hook's payload, names it (agent.Scan.Cwd, agent.Hook.Cwd); "" when neither does.
+	Cwd string `json:"cwd,omitempty"`
 	// PrePrompt is where the hook began reading the transcript: where the previous hook left it
 	// (the start, when the file was replaced or cut), before the turn's prompt; its offset and
 	// its count of records both (a Gemini CLI document's position counts messages). An
@@ -96,7 +99,8 @@ type TurnEnded struct {
 	// Prompts are the user prompts in the lines read since the last hook.
 	Prompts []string `json:"prompts,omitempty"`
 	Flushed bool     `json:"flushed,omitempty"`
-	// Cwd is the agent's working directory where its transcript names one (agent.Scan.Cwd).
+	// Cwd is the agent's working directory where its transcript names one (agent.Scan.Cwd),
+	// else where the hook's payload does (agent.Hook.Cwd).
 	Cwd string `json:"cwd,omitempty"`
 	// Implicit: the turn was closed by the next turn start or the session's end, not by the
 	// agent (agent.TurnEndUnreliable).

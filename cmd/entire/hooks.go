@@ -236,9 +236,9 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	case agent.TurnStart:
 		healed := h.autoHeal(en)
 		defer healed()
-		return en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: typ, Prompt: in.Prompt, Transcript: tr})
+		return en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: typ, Prompt: in.Prompt, Transcript: tr, Cwd: in.Cwd})
 	case agent.TurnEnd:
-		return en.TurnEnd(ctx, events.TurnEnded{SessionID: in.SessionID, Agent: typ, Transcript: tr}, in.LastMessage, h.started)
+		return en.TurnEnd(ctx, events.TurnEnded{SessionID: in.SessionID, Agent: typ, Transcript: tr, Cwd: in.Cwd}, in.LastMessage, h.started)
 	case agent.SessionEnd:
 		return en.SessionEnd(ctx, events.SessionStopped{SessionID: in.SessionID, Agent: typ, Reason: in.Reason})
 	case agent.SubagentStart:

@@ -332,6 +332,9 @@ func Evolve(in State, e events.Event) State {
 		}
 		s.Recorder.TurnStart = d.Transcript
 		s.Recorder.PrePrompt = cloneTranscript(d.PrePrompt)
+		if d.Cwd != "" {
+			s.Recorder.AgentCwd = d.Cwd
+		}
 		s.Recorder.TurnPrompt = d.Prompt
 		s.scanned(d.Transcript, d.PriorPrompts)
 		s.Recorder.DirtyAtTurnStart = cloneStrings(d.DirtyFiles)

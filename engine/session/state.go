@@ -83,8 +83,9 @@ type Recorder struct {
 	Scanned        events.Transcript `json:"scanned"`
 	Prompts        []string          `json:"prompts,omitempty"`
 	PromptsOmitted int               `json:"prompts_omitted,omitempty"`
-	// AgentCwd is the agent's working directory as its transcript last named it (Codex's
-	// turn_context, OpenCode's assistant messages): relative paths in a transcript read from later on are relative to it.
+	// AgentCwd is the agent's working directory as its transcript (Codex's turn_context,
+	// OpenCode's assistant messages), else a hook's payload (Gemini CLI's cwd), last named it:
+	// relative paths in a transcript read from later on are relative to it.
 	AgentCwd string `json:"agent_cwd,omitempty"`
 	// TurnPrompt is the prompt the current turn began with.
 	TurnPrompt string `json:"turn_prompt,omitempty"`

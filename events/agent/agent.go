@@ -45,9 +45,13 @@ type Hook struct {
 	// workspace root): where its transcripts are kept may be named after it, and it may be a
 	// subdirectory of the repository.
 	Workspace string
-	Prompt    string // TurnStart: the user's prompt
-	Source    string // SessionStart: startup, resume, clear, ...
-	Reason    string // SessionEnd
+	// Cwd is the agent's working directory as the payload names it, for agents whose transcript
+	// names none (Gemini CLI's cwd, which relative paths in its tool calls are relative to): a
+	// subdirectory of the repository when the agent was started there. "" when not sent.
+	Cwd    string
+	Prompt string // TurnStart: the user's prompt
+	Source string // SessionStart: startup, resume, clear, ...
+	Reason string // SessionEnd
 	// LastMessage is the turn's last assistant message as the payload gives it (TurnEnd).
 	LastMessage string
 	Model       string

@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
@@ -72,6 +73,7 @@ func (Agent) Parse(verb string, stdin []byte) (agent.Hook, error) {
 		Kind:           kind,
 		SessionID:      in.SessionID,
 		TranscriptPath: in.TranscriptPath,
+		Cwd:            absOrEmpty(in.Cwd),
 		Prompt:         in.Prompt,
 		Source:         in.Source,
 		Reason:         in.Reason,
@@ -132,3 +134,11 @@ func (Agent) Installed(repoRoot string) bool { return hooksInstalled(repoRoot) }
 func (Agent) Description() string { return "Gemini CLI - Google's AI coding assistant (Preview)" }
 
 func (Agent) ResumeCommand(sessionID string) string { return "gemini --resume " + sessionID }
+
+// absOrEmpty is path when it is absolute, else "" (a relative cwd names no directory).
+func absOrEmpty(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return ""
+}

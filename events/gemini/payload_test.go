@@ -18,7 +18,7 @@ const (
 )
 
 func TestParseFixtures(t *testing.T) {
-	base := agent.Hook{SessionID: fixtureSession, TranscriptPath: fixtureTranscript}
+	base := agent.Hook{SessionID: fixtureSession, TranscriptPath: fixtureTranscript, Cwd: "/home/dev/proj"}
 	with := func(f func(*agent.Hook)) agent.Hook {
 		h := base
 		f(&h)
