@@ -197,8 +197,7 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 		in.TranscriptPath = a.DefaultTranscript(cmp.Or(in.Workspace, h.repo.TopLevel), in.SessionID)
 	}
 	if m, ok := a.(agent.Materializer); ok && in.TranscriptPath == "" && in.Kind != agent.SessionStart {
-		dir := filepath.Join(h.repo.CommonDir, "entire-sessions", "transcripts", a.Name())
-		if in.TranscriptPath, err = m.Materialize(h.e.ctx, in.SessionID, dir); err != nil {
+		if in.TranscriptPath, err = m.Materialize(h.e.ctx, in.SessionID, materializedDir(h.repo, a)); err != nil {
 			h.log.Error("transcript export failed", "error", err.Error())
 			in.TranscriptPath = ""
 		}
@@ -253,6 +252,12 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 		return en.TodoStep(ctx, events.SubagentEnded{SessionID: in.SessionID, Agent: typ, ToolName: in.ToolName, Todo: in.ToolInput, Transcript: tr})
 	}
 	return fmt.Errorf("%s hook %q: unhandled kind %s", a.Name(), verb, in.Kind)
+}
+
+// materializedDir is where the hooks keep the transcripts they write for an agent that keeps
+// none of its own (agent.Materializer): <git-common-dir>/entire-sessions/transcripts/<agent>.
+func materializedDir(repo *gitexec.Repo, a agent.Agent) string {
+	return filepath.Join(repo.CommonDir, "entire-sessions", "transcripts", a.Name())
 }
 
 // autoHeal repairs the setup at every prompt (spec §5.3): .entire/.gitignore, the metadata

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/history"
+	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -232,8 +234,17 @@ func transcriptPlace(repo *gitexec.Repo) history.TranscriptPlace {
 	return history.TranscriptPlace{
 		Override: os.Getenv("ENTIRE_TEST_CLAUDE_PROJECT_DIR"),
 		Default: func(agentType, sid string) string {
-			if a, ok := agents.ByType(agentType); ok {
-				return a.DefaultTranscript(repo.TopLevel, sid)
+			a, ok := agents.ByType(agentType)
+			if !ok {
+				return ""
+			}
+			if p := a.DefaultTranscript(repo.TopLevel, sid); p != "" {
+				return p
+			}
+			if _, ok := a.(agent.Materializer); ok {
+				// The file the hooks export the session to (Materialize writes <dir>/<id>.jsonl):
+				// in a clone where the session never ran, it is where the copy goes back.
+				return filepath.Join(materializedDir(repo, a), sid+".jsonl")
 			}
 			return ""
 		},
