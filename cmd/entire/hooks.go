@@ -347,11 +347,11 @@ func (h *hookRun) git(verb string, args []string) error {
 			h.log.Warn("session logs not pushed", "remote", args[0], "reason", held)
 			return nil
 		}
-		push := held == ""
-		if push && h.settings.ConfirmPush() {
+		push, dryRun := held == "", pushDryRun()
+		if push && !dryRun && h.settings.ConfirmPush() {
 			push = h.confirmPush(en, args[0])
 		}
-		return en.Sharing().PrePush(ctx, args[0], push)
+		return en.Sharing().PrePush(ctx, args[0], push, dryRun)
 	}
 	return fmt.Errorf("unknown git hook %q", verb)
 }

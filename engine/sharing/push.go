@@ -22,13 +22,14 @@ const maxPushAttempts = 4
 // PrePush pushes entire/checkpoints/v1 to remote alongside the user's push
 // when it has something the remote-tracking ref lacks, merging the remote's
 // checkpoints in when another clone pushed first. It never fails: problems
-// are warnings on stderr and in the log, and the user's push goes on.
-func (r *Record) PrePush(ctx context.Context, remote string, pushSessions bool) error {
+// are warnings on stderr and in the log, and the user's push goes on. On a dry run (git push
+// --dry-run) it only says whether the record would have gone.
+func (r *Record) PrePush(ctx context.Context, remote string, pushSessions, dryRun bool) error {
 	if !pushSessions {
 		r.Log.Info("push_sessions is false; not pushing session logs", "remote", remote)
 		return nil
 	}
-	if err := r.pushRecord(ctx, remote); err != nil {
+	if err := r.pushRecord(ctx, remote, dryRun); err != nil {
 		fmt.Fprintf(r.Stderr, "[entire] Warning: could not push session logs to %s: %v\n", remote, err)
 		r.Log.Warn("push session logs", "remote", remote, "error", err.Error())
 	}
@@ -36,7 +37,7 @@ func (r *Record) PrePush(ctx context.Context, remote string, pushSessions bool) 
 }
 
 // pushRecord is PrePush's work.
-func (r *Record) pushRecord(ctx context.Context, remote string) error {
+func (r *Record) pushRecord(ctx context.Context, remote string, dryRun bool) error {
 	if remote == "" {
 		return errors.New("no remote given")
 	}
@@ -54,6 +55,11 @@ func (r *Record) pushRecord(ctx context.Context, remote string) error {
 		} else if ok && seen == local {
 			return nil
 		}
+	}
+	if dryRun {
+		fmt.Fprintf(r.Stderr, "[entire] Dry run: session logs not pushed to %s (a push would send them).\n", remote)
+		r.Log.Info("dry run: not pushing session logs", "remote", remote)
+		return nil
 	}
 	fmt.Fprintf(r.Stderr, "[entire] Pushing session logs to %s...\n", remote)
 	var lease gitexec.OID // set when the push must replace a history that held forgotten slots

@@ -291,7 +291,7 @@ func TestPrePushFailureIsAWarning(t *testing.T) {
 	var stderr bytes.Buffer
 	en := shareEngine(t, t.TempDir(), &stderr)
 	shareCommit(t, en, map[string]string{"aa/0000000001/metadata.json": "one"})
-	if err := en.PrePush(context.Background(), filepath.Join(t.TempDir(), "missing.git"), true); err != nil {
+	if err := en.PrePush(context.Background(), filepath.Join(t.TempDir(), "missing.git"), true, false); err != nil {
 		t.Fatalf("PrePush returned %v; it must never fail the push", err)
 	}
 	if !strings.Contains(stderr.String(), "Pushing session logs to") || !strings.Contains(stderr.String(), "[entire] Warning: could not push session logs") {
