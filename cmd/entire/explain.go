@@ -13,6 +13,7 @@ import (
 
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/history"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -60,7 +61,7 @@ func (c *explainCmd) Run(e *env) error {
 	}
 	defer done()
 	repo := en.Repo
-	rd, err := checkpoint.NewReader(e.ctx, repo)
+	rd, err := history.New(en).Reader(e.ctx)
 	if err != nil {
 		return err
 	}

@@ -214,7 +214,7 @@ func (en *History) PlanResume(ctx context.Context, rev, remote string, place Tra
 // remote's entire/checkpoints/v1 first when the local record lacks it. A reader without the
 // checkpoint comes back when remote is "" or not a configured remote, or has no such record.
 func (en *History) ReaderWithCheckpoint(ctx context.Context, id, remote string) (*checkpoint.Reader, error) {
-	rd, err := checkpoint.NewReader(ctx, en.Repo)
+	rd, err := en.Reader(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -227,6 +227,17 @@ func (en *History) ReaderWithCheckpoint(ctx context.Context, id, remote string) 
 	fmt.Fprintf(en.Stderr, "Checkpoint %s is not in the local record; fetching %s from %s...\n", id, checkpoint.MetadataBranch, remote)
 	if err := en.Sharing().FetchRecord(ctx, remote); err != nil {
 		return nil, fmt.Errorf("fetch %s from %s: %w", checkpoint.MetadataBranch, remote, err)
+	}
+	return checkpoint.NewReader(ctx, en.Repo)
+}
+
+// Reader reads the local record after integrating what the last fetch brought of origin's
+// (sharing.IntegrateFetched): a checkpoint another clone rewrote since this one last integrated
+// (finalized after its provisional copy was pushed) is read in its newest version. Failing to
+// integrate is logged; the local record is read as it is.
+func (en *History) Reader(ctx context.Context) (*checkpoint.Reader, error) {
+	if err := en.Sharing().IntegrateFetched(ctx, "origin"); err != nil {
+		en.Log.Warn("integrate origin's fetched session logs", "error", err.Error())
 	}
 	return checkpoint.NewReader(ctx, en.Repo)
 }

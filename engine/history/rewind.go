@@ -143,7 +143,7 @@ func (en *History) temporaryPoints(ctx context.Context, head gitexec.OID) ([]Rew
 // logsOnlyPoints are the user commits among the last 50 from HEAD whose checkpoint trailer
 // names a checkpoint on the metadata branch.
 func (en *History) logsOnlyPoints(ctx context.Context) ([]RewindPoint, error) {
-	rd, err := checkpoint.NewReader(ctx, en.Repo)
+	rd, err := en.Reader(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func (en *History) planTemporaryTranscript(ctx context.Context, plan *RewindPlan
 // of a squash's earlier ones, the sessions only they hold), the latest session's resume
 // command first.
 func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPlan, p RewindPoint, place TranscriptPlace) error {
-	rd, err := checkpoint.NewReader(ctx, en.Repo)
+	rd, err := en.Reader(ctx)
 	if err != nil {
 		return err
 	}

@@ -104,6 +104,31 @@ func (r *Record) FetchRecord(ctx context.Context, remote string) error {
 	return err
 }
 
+// IntegrateFetched integrates into the local metadata branch what the last fetch of remote
+// brought into its remote-tracking ref, without going to the network, so that a reader shows
+// another clone's newer copy of a checkpoint this clone already holds (one finalized there after
+// its provisional copy was pushed) and not only the checkpoints it lacked. Nothing happens when
+// the local branch is missing (readers then read the remote-tracking ref) or already contains it.
+func (r *Record) IntegrateFetched(ctx context.Context, remote string) error {
+	tracking, configured, err := r.trackingRef(ctx, remote)
+	if err != nil || !configured {
+		return err
+	}
+	fetched, ok, err := r.Repo.ResolveRef(ctx, tracking)
+	if err != nil || !ok {
+		return err
+	}
+	local, ok, err := r.Repo.ResolveRef(ctx, checkpoint.MetaRef)
+	if err != nil || !ok || local == fetched {
+		return err
+	}
+	if in, err := r.Repo.IsAncestor(ctx, fetched, local); err != nil || in {
+		return err
+	}
+	_, _, err = r.integrate(ctx, fetched)
+	return err
+}
+
 // trackingRef is remote's remote-tracking ref of the metadata branch; configured=false when
 // remote is a URL or path rather than a configured remote, which has no such ref.
 func (r *Record) trackingRef(ctx context.Context, remote string) (gitexec.RefName, bool, error) {
