@@ -339,6 +339,7 @@ func (h *hookRun) git(verb string, args []string) error {
 		if len(args) == 0 {
 			return errors.New("pre-push: missing remote")
 		}
+		warnShadowPush(h.e.stderr, args[0], pushedShadowBranches(h.e.stdin))
 		held := setup.RecordHeld(h.settings, h.settingsErr)
 		if h.settingsErr != nil {
 			// The defaults would push, but a setting written to keep transcripts private is no
