@@ -105,6 +105,14 @@ func (c *resumeCmd) Run(e *env) error {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "  restored transcript of %s (%d lines): %s\n", r.SessionID, r.Lines, r.Path)
+			if r.Also != "" {
+				copied := r
+				copied.Path = copied.Also
+				if err := history.WriteTranscript(copied); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "  and a copy where %s run here looks for it: %s\n", r.Agent, r.Also)
+			}
 		}
 	}
 	printContinue(e, plan.Restores)

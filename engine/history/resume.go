@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -108,6 +109,11 @@ type TranscriptRestore struct {
 	LocalLines int       // lines in the local file (0 when missing)
 	LocalLast  time.Time // the local file's last entry (zero when unknown)
 	Status     RestoreStatus
+	// Also is where the agent, run in this checkout, looks for the session when that is not
+	// Path: Path's directory does not exist on this machine (the session was recorded on
+	// another machine, or in a checkout at another path) and no file is there yet. Resume
+	// writes a copy there too; "" when there is no such place.
+	Also string
 }
 
 // ResumePlan is what resume found for a branch.
@@ -264,6 +270,7 @@ func (en *History) restoreFor(s checkpoint.Slot, place TranscriptPlace) (Transcr
 		return TranscriptRestore{}, fmt.Sprintf("session %s: no known transcript location", m.SessionID)
 	}
 	r := TranscriptRestore{SessionID: m.SessionID, Agent: m.Agent, Path: path, Data: s.Transcript, Lines: countLines(s.Transcript)}
+	r.Also = localCopy(path, m, place.Default)
 	if p := s.AllPrompts(); len(p) > 0 {
 		r.Prompt = session.FirstPrompt(p[0])
 	}
@@ -298,6 +305,27 @@ func (en *History) transcriptDestination(m checkpoint.CommittedMetadata, def Def
 		return def(m.Agent, m.SessionID)
 	}
 	return ""
+}
+
+// localCopy is TranscriptRestore.Also for a transcript restored at path: the agent's location
+// for the session in this checkout, when path's directory does not exist here (the spec's
+// place, the recorded transcript_path under $HOME, is then one the agent run here would not
+// read: Claude Code keeps sessions by the checkout's path) and nothing is at that location.
+func localCopy(path string, m checkpoint.CommittedMetadata, def DefaultTranscriptFunc) string {
+	if def == nil {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Dir(path)); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	also := def(m.Agent, m.SessionID)
+	if also == "" || filepath.Dir(also) == filepath.Dir(path) {
+		return ""
+	}
+	if _, err := os.Lstat(also); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	return also
 }
 
 // ResumeCommand is the shell command that continues a session, "" for an unknown agent. An ID
