@@ -40,12 +40,31 @@ func (c *cleanCmd) Run(e *env) error {
 	if len(plan.Branches) > 0 {
 		fmt.Fprintln(e.stdout, "Orphaned shadow branches (no session state refers to them):")
 		for _, b := range plan.Branches {
+			if b.Worktree != "" {
+				fmt.Fprintf(e.stdout, "  %s (%d temporary checkpoints of the removed worktree %s, never condensed)\n", b.Name, b.Checkpoints, b.Worktree)
+				continue
+			}
 			fmt.Fprintf(e.stdout, "  %s (%d temporary checkpoints, never condensed)\n", b.Name, b.Checkpoints)
 		}
 	}
-	if len(plan.States) > 0 {
+	var gone, orphans []maintenance.OrphanState
+	for _, o := range plan.States {
+		if o.WorktreeGone {
+			gone = append(gone, o)
+		} else {
+			orphans = append(orphans, o)
+		}
+	}
+	if len(gone) > 0 {
+		fmt.Fprintln(e.stdout, "Session states of removed worktrees (git no longer has the worktree they ran in):")
+		for _, o := range gone {
+			s := o.State
+			fmt.Fprintf(e.stdout, "  %s (%s, started %s, in %s)\n", s.SessionID, s.Phase.Normalize(), s.StartedAt.UTC().Format("2006-01-02 15:04"), s.WorktreePath)
+		}
+	}
+	if len(orphans) > 0 {
 		fmt.Fprintln(e.stdout, "Orphaned session states (no shadow branch, no committed checkpoint):")
-		for _, o := range plan.States {
+		for _, o := range orphans {
 			s := o.State
 			line := fmt.Sprintf("  %s (%s, started %s)", s.SessionID, s.Phase.Normalize(), s.StartedAt.UTC().Format("2006-01-02 15:04"))
 			if o.LostWork {

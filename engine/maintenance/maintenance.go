@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +33,9 @@ type OrphanBranch struct {
 	Name        string
 	Tip         gitexec.OID
 	Checkpoints int // temporary checkpoints on it: uncondensed work nobody can condense
+	// Worktree is the path of the removed linked worktree whose sessions alone used the
+	// branch; "" when no session state refers to it.
+	Worktree string
 }
 
 // OrphanState is a session state clean would delete.
@@ -38,6 +44,9 @@ type OrphanState struct {
 	// LostWork: the state counts uncondensed work, but its shadow branch is gone, so the work
 	// can no longer be condensed. The preview must say so.
 	LostWork bool
+	// WorktreeGone: the session ran in a linked worktree git no longer has (git worktree
+	// remove, or prune): no hook can come from it any more.
+	WorktreeGone bool
 }
 
 // CleanPlan is what clean found.
@@ -63,8 +72,14 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 		return plan, err
 	}
 	used := map[string]bool{}
+	goneUsers := map[string]string{} // branch: the removed worktree of sessions that used it
 	for _, s := range states {
-		used[session.ShadowBranch(s.BaseCommit, s.WorktreeID)] = true
+		b := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
+		if en.worktreeGone(s) {
+			goneUsers[b] = s.WorktreePath
+		} else {
+			used[b] = true
+		}
 	}
 	for name, tip := range branches {
 		if used[name] {
@@ -74,11 +89,15 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 		if err != nil {
 			return plan, err
 		}
-		plan.Branches = append(plan.Branches, OrphanBranch{Name: name, Tip: tip, Checkpoints: len(tcs)})
+		plan.Branches = append(plan.Branches, OrphanBranch{Name: name, Tip: tip, Checkpoints: len(tcs), Worktree: goneUsers[name]})
 	}
 	slices.SortFunc(plan.Branches, func(a, b OrphanBranch) int { return strings.Compare(a.Name, b.Name) })
 	var committed map[string]bool
 	for _, s := range states {
+		if en.worktreeGone(s) {
+			plan.States = append(plan.States, OrphanState{State: s, WorktreeGone: true})
+			continue
+		}
 		if _, ok := branches[session.ShadowBranch(s.BaseCommit, s.WorktreeID)]; ok || en.Now().Sub(lastActivity(s)) < orphanAge {
 			continue
 		}
@@ -92,6 +111,17 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 		}
 	}
 	return plan, nil
+}
+
+// worktreeGone reports a session of a linked worktree git no longer has: its directory under
+// the common dir's worktrees/ is gone (git worktree remove or prune deleted it). A moved
+// repository or a worktree git still lists is not gone: its sessions may go on.
+func (en *Maintenance) worktreeGone(s session.State) bool {
+	if s.WorktreeID == "" || !filepath.IsLocal(s.WorktreeID) {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(en.Repo.CommonDir, "worktrees", s.WorktreeID))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // Clean deletes what PlanClean found, each branch only if it has not moved since, and
