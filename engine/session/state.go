@@ -364,6 +364,10 @@ func UnmarshalState(data []byte) (State, error) {
 			s.CheckpointTranscriptStart = s.TranscriptLinesAtStart
 		}
 	}
+	// The deprecated keys are migrated once, as the reference does, and never written back: a
+	// stale one beside a checkpoint_transcript_start that went back to 0 (carry-forward) would
+	// be migrated again at the next load, by either tool, as the start of the next checkpoint.
+	s.CondensedTranscriptLines, s.TranscriptLinesAtStart = 0, 0
 	if s.AttributionBaseCommit == "" {
 		s.AttributionBaseCommit = s.BaseCommit
 	}

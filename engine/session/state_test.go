@@ -286,6 +286,37 @@ func TestUnmarshalStateMigrations(t *testing.T) {
 	}
 }
 
+// A state the reference wrote with the deprecated transcript keys: they are migrated on load
+// and never written back, so that a start that later goes back to 0 (carry-forward) is not
+// migrated again from the stale value at the next load.
+func TestUnmarshalStateDropsDeprecatedKeys(t *testing.T) {
+	doc := `{"session_id": "s", "base_commit": "base", "started_at": "2026-01-02T03:04:05Z", "condensed_transcript_lines": 7, "transcript_lines_at_start": 5}`
+	s, err := UnmarshalState([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.CheckpointTranscriptStart != 7 {
+		t.Fatalf("checkpoint_transcript_start = %d, want 7", s.CheckpointTranscriptStart)
+	}
+	s.CheckpointTranscriptStart = 0 // a carry-forward starts the next checkpoint at the beginning
+	data, err := MarshalState(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"condensed_transcript_lines", "transcript_lines_at_start"} {
+		if bytes.Contains(data, []byte(`"`+key+`"`)) {
+			t.Errorf("written state still has %s:\n%s", key, data)
+		}
+	}
+	again, err := UnmarshalState(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.CheckpointTranscriptStart != 0 {
+		t.Errorf("checkpoint_transcript_start after a round trip = %d, want 0", again.CheckpointTranscriptStart)
+	}
+}
+
 // referenceStateJSON is the example of spec §5.2, verbatim.
 const referenceStateJSON = `    {
       "session_id": "11111111-2222-3333-4444-555555555555",
