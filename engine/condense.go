@@ -134,6 +134,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		data = tsource{}
 	}
 	data = data.memoized() // the files' scan and the token usage's are most often one
+	foreignCondensed(&s, data)
 	if st := f.Start; st != nil && st.Path == pos.Path && st.Offset <= pos.Offset && st.Lines <= pos.Lines {
 		// A turn's auto-commit: its transcript begins before the turn's prompt (spec §5), a
 		// position in offset and records both (a Gemini CLI document counts messages).

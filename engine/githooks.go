@@ -155,6 +155,9 @@ func (en *Engine) linkFacts(ctx context.Context, s session.State, changed change
 		return overlap, false, nil, nil
 	}
 	fi, err := os.Stat(s.TranscriptPath)
+	if err == nil {
+		foreignCondensed(&s, fileSource(s.TranscriptPath, fi.Size()).of(reader(s.AgentType)))
+	}
 	if err != nil || fi.Size() <= s.Recorder.CondensedOffset {
 		return overlap, false, nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/agents"
@@ -193,6 +194,68 @@ func (t tsource) scanToOnce(from, to int64) (sc agent.Scan, ok bool) {
 // (agent.RangeUsage).
 func (t tsource) rangeUsage(from int64, sc agent.Scan) events.TokenUsage {
 	return agent.RangeUsage(sc, t.start(from), func(end int64) (agent.Scan, bool) { return t.scanTo(0, end) })
+}
+
+// lineOffset is the offset just after the transcript's first n complete lines; ok is false
+// when it has fewer.
+func (t tsource) lineOffset(n int) (off int64, ok bool) {
+	if n <= 0 {
+		return 0, n == 0
+	}
+	if t.path == "" {
+		for i, b := range t.mem[:t.end] {
+			if b == '\n' {
+				if n--; n == 0 {
+					return int64(i) + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	f, err := os.Open(t.path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for off < t.end {
+		k, err := f.Read(buf[:min(int64(len(buf)), t.end-off)])
+		for i, b := range buf[:k] {
+			if b == '\n' {
+				if n--; n == 0 {
+					return off + int64(i) + 1, true
+				}
+			}
+		}
+		off += int64(k)
+		if err != nil {
+			break
+		}
+	}
+	return 0, false
+}
+
+// foreignCondensed gives a session state the reference wrote the byte offset of its
+// checkpoint_transcript_start. The reference counts the lines it condensed and nothing more
+// (recorder.condensed_offset is this tool's), so without it a JSON-lines transcript would be
+// read from its first line: the next checkpoint's token usage and files would count what the
+// reference's checkpoints already hold. The usage delta starts there too. A transcript whose
+// positions are not lines (agent.Positioner) is placed by its count alone.
+func foreignCondensed(s *session.State, t tsource) {
+	if s.CheckpointTranscriptStart <= 0 || s.Recorder.CondensedOffset != 0 || !t.valid() {
+		return
+	}
+	if _, ok := t.reader().(agent.Positioner); ok {
+		return
+	}
+	off, ok := t.lineOffset(s.CheckpointTranscriptStart)
+	if !ok {
+		return
+	}
+	s.Recorder.CondensedOffset = off
+	if s.Recorder.UsageOffset == 0 && s.Recorder.UsageLines == 0 {
+		s.Recorder.UsageOffset, s.Recorder.UsageLines = off, s.CheckpointTranscriptStart
+	}
 }
 
 // tailLen is how many bytes before a chunk's end its fingerprint covers.
