@@ -33,15 +33,24 @@ func (en *Engine) updateMetadataBranchWith(ctx context.Context, msg string, extr
 		}
 		var base gitexec.OID
 		var parents []gitexec.OID
-		if exists {
-			if base, err = en.treeOf(ctx, string(tip)); err != nil {
+		from := tip // the commit the change builds on
+		if !exists {
+			// Missing here: start from origin's copy when there is one (EnsureMetadataBranch).
+			tip = ""
+			if from, exists, err = en.Repo.ResolveRef(ctx, checkpoint.OriginMetaRef); err != nil {
 				return "", false, err
 			}
-			parents = []gitexec.OID{tip}
-		} else {
-			tip = ""
+			if !exists {
+				from = ""
+			}
 		}
-		changes, err := mutate(tip)
+		if exists {
+			if base, err = en.treeOf(ctx, string(from)); err != nil {
+				return "", false, err
+			}
+			parents = []gitexec.OID{from}
+		}
+		changes, err := mutate(from)
 		if err != nil {
 			return "", false, err
 		}
@@ -71,25 +80,46 @@ func (en *Engine) updateMetadataBranchWith(ctx context.Context, msg string, extr
 	return "", false, rt.Err("update " + checkpoint.MetadataBranch)
 }
 
-// EnsureMetadataBranch creates entire/checkpoints/v1 as an orphan commit of the empty tree
-// when it does not exist (spec §1.2).
+// EnsureMetadataBranch creates entire/checkpoints/v1 when it does not exist (spec §1.2): at
+// origin's copy when a clone or fetch brought one, so that the record others pushed is read and
+// extended here, else as an orphan commit of the empty tree. A local branch that holds nothing
+// (the empty tree) is moved to origin's copy too, as the reference does: an empty orphan beside
+// origin's record hides that record from explain, rewind and resume until the next push merges
+// two unrelated histories.
 func (en *Engine) EnsureMetadataBranch(ctx context.Context) error {
-	_, exists, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
-	if err != nil || exists {
-		return err
-	}
-	empty, err := en.Repo.EmptyTree(ctx)
+	local, exists, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 	if err != nil {
 		return err
 	}
-	commit, err := en.Repo.CommitTree(ctx, empty, nil,
-		"Initialize metadata branch\n\nThis branch stores session metadata for the auto-commit strategy.\n")
+	origin, fromOrigin, err := en.Repo.ResolveRef(ctx, checkpoint.OriginMetaRef)
 	if err != nil {
-		return fmt.Errorf("create metadata branch: %w", err)
+		return err
 	}
-	err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: commit}})
+	if exists {
+		if !fromOrigin || local == origin {
+			return nil
+		}
+		tree, err := en.treeOf(ctx, string(local))
+		if err != nil || !en.Repo.IsEmptyTree(tree) {
+			return err
+		}
+	}
+	commit := origin
+	if !fromOrigin {
+		empty, err := en.Repo.EmptyTree(ctx)
+		if err != nil {
+			return err
+		}
+		commit, err = en.Repo.CommitTree(ctx, empty, nil,
+			"Initialize metadata branch\n\nThis branch stores session metadata for the auto-commit strategy.\n")
+		if err != nil {
+			return fmt.Errorf("create metadata branch: %w", err)
+		}
+		local = ""
+	}
+	err = en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: checkpoint.MetaRef, New: commit, Old: local}})
 	if errors.Is(err, gitexec.ErrRefMoved) {
-		return nil // someone else created it
+		return nil // someone else created or moved it
 	}
 	return err
 }

@@ -68,6 +68,9 @@ func (r *Repo) parseOIDLen(s string) (OID, error) {
 	return o, nil
 }
 
+// IsEmptyTree reports whether tree is the id of the empty tree.
+func (r *Repo) IsEmptyTree(tree OID) bool { return tree == r.emptyTree() }
+
 // emptyTree returns the id of the empty tree, which git knows without it
 // being stored.
 func (r *Repo) emptyTree() OID {
