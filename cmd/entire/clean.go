@@ -161,7 +161,7 @@ func recordingDisabled(e *env) bool {
 // settledEngine is an engine on repo after it finished what a crashed or failed hook left
 // pending, so that the command sees the record whole; the closer closes its log.
 func settledEngine(e *env, repo *gitexec.Repo) (*engine.Engine, func()) {
-	log, closeLog := openLog(repo.TopLevel, "", e.stderr)
+	log, closeLog := openCommandLog(repo.TopLevel, e.stderr)
 	en := engine.New(repo, log, e.stderr)
 	if err := en.DrainPending(e.ctx); err != nil {
 		log.Error("pending work", "error", err.Error())

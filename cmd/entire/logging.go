@@ -26,15 +26,31 @@ func openLog(root string, level string, fallback io.Writer) (*slog.Logger, func(
 			closeFn = func() { f.Close() }
 		}
 	}
+	return newLogger(w, level, fallback), closeFn
+}
+
+// openCommandLog is the log of a user command: the log file where Entire's directory already
+// exists, else stderr. A command run in a repository Entire was never set up in (explain,
+// rewind --list, relink...) or was uninstalled from thus leaves no untracked .entire/ behind for
+// `git add -A` to commit (the reference's commands log to stderr too).
+func openCommandLog(root string, stderr io.Writer) (*slog.Logger, func()) {
+	if fi, err := os.Stat(filepath.Join(root, ".entire")); err != nil || !fi.IsDir() {
+		return newLogger(stderr, "", stderr), func() {}
+	}
+	return openLog(root, "", stderr)
+}
+
+// newLogger is a JSON-lines logger writing to w at level (ENTIRE_LOG_LEVEL wins over it); a
+// level that is none of the known ones is said on warn, and INFO used.
+func newLogger(w io.Writer, level string, warn io.Writer) *slog.Logger {
 	if env := os.Getenv("ENTIRE_LOG_LEVEL"); env != "" {
 		level = env
 	}
 	lv, ok := parseLevel(level)
 	if !ok {
-		io.WriteString(fallback, "[entire] Warning: invalid log level \""+level+"\", defaulting to INFO\n")
+		io.WriteString(warn, "[entire] Warning: invalid log level \""+level+"\", defaulting to INFO\n")
 	}
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})
-	return slog.New(h), closeFn
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv}))
 }
 
 // parseLevel reads a log level (ENTIRE_LOG_LEVEL or settings log_level), case-insensitive;
