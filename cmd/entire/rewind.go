@@ -26,6 +26,8 @@ type rewindCmd struct {
 	Reset    bool   `help:"For a committed checkpoint: also reset the current branch to its commit (git reset --hard)."`
 	Undo     bool   `help:"Put back the state the last rewind replaced (again: redo it)."`
 	Force    bool   `short:"f" help:"Discard uncommitted edits that no checkpoint holds without asking."`
+
+	branchReset bool // --reset to a committed checkpoint: reported in the reference's words
 }
 
 // rewindPointJSON is one element of --list, with the reference's keys (spec §10).
@@ -102,6 +104,7 @@ func (c *rewindCmd) Run(e *env) error {
 	switch {
 	case c.Reset:
 		kind = history.RewindReset
+		c.branchReset = !p.AutoCommit
 	case c.LogsOnly || p.IsLogsOnly:
 		kind = history.RewindLogsOnly
 	case p.AutoCommit:
@@ -162,6 +165,10 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *histor
 		// The reference's lines for a logs-only rewind: how to resume, and that no file changed.
 		fmt.Fprint(e.stdout, strings.TrimPrefix(resumeLines(plan.Resume, true), " "))
 		fmt.Fprintln(e.stdout, "Note: Working directory unchanged. Use interactive mode for full checkout.")
+	case plan.Kind == history.RewindReset && c.branchReset:
+		// The reference's lines for --reset: the branch moved, then the logs-only resume lines.
+		fmt.Fprintf(e.stdout, "Reset branch to %s.\n", plan.Label)
+		fmt.Fprint(e.stdout, strings.TrimPrefix(resumeLines(plan.Resume, true), " "))
 	default:
 		fmt.Fprintf(e.stdout, "Rewound to %s.%s", plan.Label, resumeLines(plan.Resume, false))
 	}
