@@ -104,3 +104,27 @@ func TestHelpCommand(t *testing.T) {
 		t.Errorf("entire help bogus: exit %d, stderr %q; want exit 1 naming bogus", code, errb.String())
 	}
 }
+
+// TestUsageErrors: a command line kong refuses is said in the reference's words (spec §1): a
+// first word that names no command is an unknown command, kong's suggestion stays outside the
+// quotes, and for an unknown command or flag the usage comes first, all on stderr; exit 1.
+func TestUsageErrors(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct{ line, usage, last string }{
+		{"bogus", "Usage: entire <command>", `Error: Invalid usage: unknown command "bogus" for "entire"`},
+		{"rewnd --list", "Usage: entire <command>", `Error: Invalid usage: unknown command "rewnd" for "entire"; did you mean "rewind"?`},
+		{"help bogus", "Usage: entire <command>", `Error: Invalid usage: unknown command "bogus" for "entire"`},
+		{"rewind --no-such-flag", "Usage: entire rewind [flags]", "Error: Invalid usage: unknown flag --no-such-flag"},
+		{"status extra", "", `Error: Invalid usage: unexpected argument "extra"`},
+	} {
+		var out, errb bytes.Buffer
+		code := run(strings.Fields(tc.line), strings.NewReader(""), &out, &errb)
+		lines := strings.Split(strings.TrimRight(errb.String(), "\n"), "\n")
+		if code != 1 || out.Len() != 0 || lines[len(lines)-1] != tc.last {
+			t.Errorf("entire %s: exit %d, stdout %q, stderr %q; want exit 1, nothing on stdout, last line %q", tc.line, code, out.String(), errb.String(), tc.last)
+		}
+		if got := strings.HasPrefix(errb.String(), tc.usage); tc.usage != "" && !got || tc.usage == "" && len(lines) != 1 {
+			t.Errorf("entire %s: stderr %q; want the usage %q first (none if empty)", tc.line, errb.String(), tc.usage)
+		}
+	}
+}

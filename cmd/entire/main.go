@@ -96,11 +96,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			logHookUsage(e, args, err)
 			return 0
 		}
-		msg := err.Error()
-		if a, ok := strings.CutPrefix(msg, "unexpected argument "); ok {
-			msg = fmt.Sprintf("unexpected argument %q", a) // the reference's wording
-		}
-		fmt.Fprintf(stderr, "Error: Invalid usage: %s\n", msg)
+		fmt.Fprintf(stderr, "Error: Invalid usage: %s\n", usageError(err, stderr))
 		return 1
 	}
 	if kctx.Command() == "" || len(args) == 0 {
@@ -110,6 +106,34 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		e.stdout, e.stderr, stderr = safeText{stdout}, safeText{stderr}, safeText{stderr}
 	}
 	return finish(stderr, kctx.Run())
+}
+
+// usageError is the message of a command line kong refused, in the reference's words: a first
+// word that names no command is an unknown command. For an unknown command or flag the usage
+// (of the command, when one was named) is printed to stderr first, as the reference does.
+func usageError(err error, stderr io.Writer) string {
+	msg := err.Error()
+	var pe *kong.ParseError
+	ctx := (*kong.Context)(nil)
+	if errors.As(err, &pe) {
+		ctx = pe.Context
+	}
+	if a, ok := strings.CutPrefix(msg, "unexpected argument "); ok {
+		arg, hint, _ := strings.Cut(a, ", did you mean ") // kong's suggestion, kept outside the quotes
+		msg = fmt.Sprintf("unexpected argument %q", arg)
+		if ctx != nil && ctx.Selected() == nil {
+			msg = fmt.Sprintf("unknown command %q for \"entire\"", arg)
+		}
+		if hint != "" {
+			msg += "; did you mean " + hint
+		}
+	}
+	if ctx != nil && (strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag")) {
+		ctx.Stdout = stderr
+		_ = ctx.PrintUsage(true)
+		fmt.Fprintln(stderr)
+	}
+	return msg
 }
 
 // finish turns a command's error into its message and exit code.

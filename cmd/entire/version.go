@@ -29,5 +29,9 @@ func (h helpCmd) Run(k *kong.Context, exited *kongExit) error {
 	if exited.code >= 0 {
 		return nil // the help was printed; what kong says after it is about the missing command
 	}
-	return err
+	if err != nil {
+		fmt.Fprintf(k.Stderr, "Error: Invalid usage: %s\n", usageError(err, k.Stderr))
+		return &exitError{code: 1}
+	}
+	return nil
 }
