@@ -7,22 +7,27 @@ import (
 	"strings"
 )
 
-// terminal is the controlling terminal of a git hook. ENTIRE_TEST_TTY=0 pretends there is
-// none (an agent), =1 pretends a person is there and answers every question with its default.
+// terminal is the controlling terminal of a git hook. ENTIRE_TEST_TTY=1 pretends a person is
+// there and answers every question with its default; any other non-empty value pretends there
+// is none (an agent), as the reference reads it (spec §1).
 type terminal struct {
 	forced string
 }
 
 func newTerminal() terminal { return terminal{forced: os.Getenv("ENTIRE_TEST_TTY")} }
 
+// openTTY opens the controlling terminal (a variable for tests).
+var openTTY = func() (*os.File, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) }
+
 func (t terminal) Available() bool {
 	switch t.forced {
-	case "0":
-		return false
+	case "":
 	case "1":
 		return true
+	default:
+		return false
 	}
-	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	f, err := openTTY()
 	if err != nil {
 		return false
 	}
@@ -34,7 +39,7 @@ func (t terminal) Confirm(context []string, question string, def bool) bool {
 	if t.forced != "" {
 		return def
 	}
-	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	f, err := openTTY()
 	if err != nil {
 		return def
 	}
