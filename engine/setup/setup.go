@@ -227,6 +227,24 @@ func DisableIn(p Paths, uninstall, project bool) (Report, error) {
 		if err := WriteSettings(filepath.Join(p.TopLevel, target), s); err != nil {
 			return r, err
 		}
+		if project {
+			// The personal file overrides the project's: one saying enabled would leave
+			// recording on after "disabled" (as enable, the other way round, sets it true).
+			localPath := filepath.Join(p.TopLevel, LocalSettingsFile)
+			local, _, err := readSettingsFile(localPath)
+			if err != nil {
+				return r, err
+			}
+			if local.Enabled != nil && *local.Enabled {
+				var ls Settings
+				ls.overlay(local)
+				ls.Enabled = false
+				if err := WriteSettings(localPath, ls); err != nil {
+					return r, err
+				}
+				r.add(fmt.Sprintf("Set enabled to false in %s", LocalSettingsFile))
+			}
+		}
 		r.add("Entire is now disabled.")
 		return r, nil
 	}

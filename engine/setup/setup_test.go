@@ -118,6 +118,34 @@ func TestEnableKeepsProjectSettingsAndRejectsBadOnes(t *testing.T) {
 	}
 }
 
+// TestDisableProjectOverLocalEnabled: disable --project where the personal settings say
+// enabled (enable --local wrote them) turns recording off there too, and says so; it used to
+// say "disabled" while the local override kept recording on.
+func TestDisableProjectOverLocalEnabled(t *testing.T) {
+	p := newPaths(t)
+	if _, err := Enable(p, EnableOptions{Telemetry: boolPtr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Enable(p, EnableOptions{Local: true, Strategy: "auto-commit"}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := DisableIn(p, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Set enabled to false in .entire/settings.local.json", "Entire is now disabled."}
+	if diff := cmp.Diff(want, r.Lines); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+	if st := Inspect(p); st.Settings.Enabled || st.SettingsErr != nil {
+		t.Errorf("after disable --project: enabled=%v err=%v; want recording off", st.Settings.Enabled, st.SettingsErr)
+	}
+	local := readFile(t, filepath.Join(p.TopLevel, LocalSettingsFile))
+	if !strings.Contains(local, `"strategy": "auto-commit"`) || !strings.Contains(local, `"enabled": false`) {
+		t.Errorf("settings.local.json keeps its own values but enabled false; got:\n%s", local)
+	}
+}
+
 func TestDisableThenEnable(t *testing.T) {
 	p := newPaths(t)
 	if _, err := Enable(p, EnableOptions{Telemetry: boolPtr(false)}); err != nil {
