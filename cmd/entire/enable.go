@@ -118,7 +118,7 @@ func (c *enableCmd) Run(e *env) error {
 	if err := engine.New(repo, log, e.stderr).EnsureMetadataBranch(e.ctx); err != nil {
 		return fmt.Errorf("create metadata branch: %w", err)
 	}
-	fmt.Fprintln(e.stdout, "Ready.")
+	fmt.Fprintln(e.stdout, "\nReady.") // after a blank line, as the reference prints it
 	return nil
 }
 
