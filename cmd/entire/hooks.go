@@ -167,8 +167,12 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	}
 
 	// One line per agent hook, session or not (the reference's fields; the hook's own session
-	// is model_session_id).
-	h.log.Info(verb, "hook_type", hookType(in.Kind), "model_session_id", in.SessionID, "transcript_path", in.TranscriptPath)
+	// is model_session_id, and session_id too once the session exists, as every later line).
+	attrs := []any{"hook_type", hookType(in.Kind), "model_session_id", in.SessionID, "transcript_path", in.TranscriptPath}
+	if known, _ := session.NewStore(h.repo.CommonDir).Has(in.SessionID); known {
+		attrs = append(attrs, "session_id", in.SessionID)
+	}
+	h.log.Info(verb, attrs...)
 	if in.Kind == agent.Ignore { // a disabled recorder returned before reading stdin (Run)
 		return nil
 	}
