@@ -28,6 +28,7 @@ type rewindCmd struct {
 	Force    bool   `short:"f" help:"Discard uncommitted edits that no checkpoint holds without asking."`
 
 	branchReset bool // --reset to a committed checkpoint: reported in the reference's words
+	taskPoint   bool // a subagent's temporary checkpoint: reported in the reference's words
 }
 
 // rewindPointJSON is one element of --list, with the reference's keys (spec §10).
@@ -101,6 +102,7 @@ func (c *rewindCmd) Run(e *env) error {
 		return &exitError{code: 1, err: errors.New("failed to restore logs: not a logs-only rewind point")}
 	}
 	kind := history.RewindFiles
+	c.taskPoint = p.IsTaskCheckpoint && !p.IsLogsOnly && !p.AutoCommit
 	switch {
 	case c.Reset:
 		kind = history.RewindReset
@@ -169,6 +171,8 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *histor
 		// The reference's lines for --reset: the branch moved, then the logs-only resume lines.
 		fmt.Fprintf(e.stdout, "Reset branch to %s.\n", plan.Label)
 		fmt.Fprint(e.stdout, strings.TrimPrefix(resumeLines(plan.Resume, true), " "))
+	case plan.Kind == history.RewindFiles && c.taskPoint:
+		fmt.Fprintf(e.stdout, "Rewound to task checkpoint.%s", resumeLines(plan.Resume, false))
 	default:
 		fmt.Fprintf(e.stdout, "Rewound to %s.%s", plan.Label, resumeLines(plan.Resume, false))
 	}
