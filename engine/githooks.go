@@ -264,19 +264,24 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	return writeMessage(file, checkpoint.InsertTrailerWithComment(msg, id, agentType, prompt, comment()))
 }
 
-// linkedSessions decides which sessions the staged commit carries work of. An agent committing
-// during its turn (no terminal: byAgent) links the active sessions; otherwise the staged
-// changes decide, content-aware. An overlap check that fails counts as overlap: a link too
-// many costs a checkpoint, a link too few loses the session's record of the commit.
+// linkedSessions decides which sessions the staged commit carries work of: the staged
+// changes decide, content-aware. An agent committing during its turn (no terminal: byAgent)
+// links the active sessions among them; when the commit carries no session's known work (files
+// written by a shell command) it links every active session, so that the agent's commit is
+// recorded. An active session whose work the commit does not carry (another agent's, or one
+// that died mid-turn and never reached Stop) is not given a slot with someone else's files. An
+// overlap check that fails counts as overlap: a link too many costs a checkpoint, a link too
+// few loses the session's record of the commit.
 func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, term Terminal) (linked []session.State, byAgent bool, err error) {
+	var active []session.State
 	if !term.Available() {
 		for _, s := range sessions {
 			if s.Phase == session.PhaseActive && s.Recorder.Strategy != events.StrategyAutoCommit {
-				linked = append(linked, s)
+				active = append(active, s)
 			}
 		}
-		if len(linked) > 0 {
-			return linked, true, nil
+		if len(sessions) == 1 && len(active) == 1 {
+			return active, true, nil // the one session: linked whatever the commit carries
 		}
 	}
 	staged := en.stagedSource()
@@ -285,7 +290,22 @@ func (en *Engine) linkedSessions(ctx context.Context, sessions []session.State, 
 			linked = append(linked, s)
 		}
 	}
-	return linked, false, nil
+	if len(active) == 0 {
+		return linked, false, nil
+	}
+	var carried []session.State
+	for _, s := range linked {
+		if s.Phase == session.PhaseActive && s.Recorder.Strategy != events.StrategyAutoCommit {
+			carried = append(carried, s)
+		}
+	}
+	switch {
+	case len(carried) > 0:
+		return carried, true, nil
+	case len(linked) > 0:
+		return linked, true, nil // idle sessions' work: post-commit condenses them
+	}
+	return active, true, nil
 }
 
 // fileOwners maps each file a session's checkpoints touched to those sessions.
