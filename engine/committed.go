@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entirerec/entire/engine/session"
+	"slices"
 	"strconv"
 
 	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -298,4 +299,29 @@ func (en *Engine) replaceDir(ctx context.Context, tip gitexec.OID, dir string, b
 		written = append(written, f)
 	}
 	return append(changes, written...), nil
+}
+
+// RemoveCheckpoints deletes the checkpoints ids from entire/checkpoints/v1 in one commit,
+// "Cleanup: removed <n> orphaned checkpoints" (spec §3.7). When one of them is no longer on
+// the branch (another writer changed the record since the caller looked), nothing is removed.
+func (en *Engine) RemoveCheckpoints(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("Cleanup: removed %d orphaned checkpoints", len(ids))
+	_, err := en.updateMetadataBranch(ctx, msg, func(tip gitexec.OID) ([]gitexec.TreeChange, error) {
+		present, err := (&checkpoint.Reader{Repo: en.Repo, Tip: tip}).ListCommitted(ctx)
+		if err != nil {
+			return nil, err
+		}
+		changes := make([]gitexec.TreeChange, 0, len(ids))
+		for _, id := range ids {
+			if _, ok := slices.BinarySearch(present, id); !ok {
+				return nil, fmt.Errorf("checkpoint %s is no longer on %s: the record changed; run entire clean again", id, checkpoint.MetadataBranch)
+			}
+			changes = append(changes, gitexec.TreeChange{Path: checkpoint.CheckpointPath(id), Delete: true})
+		}
+		return changes, nil
+	})
+	return err
 }

@@ -74,11 +74,17 @@ func (c *cleanCmd) Run(e *env) error {
 			fmt.Fprintln(e.stdout, line)
 		}
 	}
+	if len(plan.Checkpoints) > 0 {
+		fmt.Fprintln(e.stdout, "Orphaned auto-commit checkpoints (no commit on a branch or tag names them):")
+		for _, o := range plan.Checkpoints {
+			fmt.Fprintf(e.stdout, "  %s (session %s, %s)\n", o.ID, orUnknown(o.SessionID), o.CreatedAt.UTC().Format("2006-01-02 15:04"))
+		}
+	}
 	if !c.Force {
 		fmt.Fprintln(e.stdout, "Nothing was deleted. Run with --force to delete these items.")
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Deleted %d items:\n", len(plan.Branches)+len(plan.States))
+	fmt.Fprintf(e.stdout, "Deleted %d items:\n", len(plan.Branches)+len(plan.States)+len(plan.Checkpoints))
 	return maintenance.New(en).Clean(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, "  "+line) })
 }
 

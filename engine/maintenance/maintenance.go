@@ -13,6 +13,7 @@ import (
 
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -49,14 +50,25 @@ type OrphanState struct {
 	WorktreeGone bool
 }
 
+// OrphanCheckpoint is an auto-commit checkpoint no commit names any more (spec §3.9): the
+// turn's commit is on no branch, remote-tracking branch or tag, nor HEAD.
+type OrphanCheckpoint struct {
+	ID        string
+	SessionID string // its latest slot's
+	CreatedAt time.Time
+}
+
 // CleanPlan is what clean found.
 type CleanPlan struct {
-	Branches []OrphanBranch
-	States   []OrphanState
+	Branches    []OrphanBranch
+	States      []OrphanState
+	Checkpoints []OrphanCheckpoint
 }
 
 // Empty reports whether there is nothing to clean.
-func (p CleanPlan) Empty() bool { return len(p.Branches) == 0 && len(p.States) == 0 }
+func (p CleanPlan) Empty() bool {
+	return len(p.Branches) == 0 && len(p.States) == 0 && len(p.Checkpoints) == 0
+}
 
 // PlanClean finds orphaned shadow branches (no state refers to them as
 // ShadowBranch(base_commit, worktree_id)) and orphaned states: quiet for orphanAge, no shadow
@@ -110,7 +122,67 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 			plan.States = append(plan.States, OrphanState{State: s, LostWork: s.HasNewContent()})
 		}
 	}
-	return plan, nil
+	plan.Checkpoints, err = en.orphanCheckpoints(ctx)
+	return plan, err
+}
+
+// orphanCheckpoints are the auto-commit checkpoints (root strategy auto-commit) no commit's
+// trailer names, on any branch, remote-tracking branch or tag (entire's own branches aside)
+// or HEAD. The reference looks at the last 1000 commits of local branches only; a teammate's
+// checkpoint of a branch only fetched, or of an older commit, is no orphan. Manual-commit
+// checkpoints are never listed.
+func (en *Maintenance) orphanCheckpoints(ctx context.Context) ([]OrphanCheckpoint, error) {
+	rd, err := checkpoint.NewReader(ctx, en.Repo)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := rd.ListCommitted(ctx)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	named, err := en.namedCheckpoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []OrphanCheckpoint
+	for _, id := range ids {
+		if named[id] {
+			continue
+		}
+		c, err := rd.ReadCheckpointInfo(ctx, id)
+		if err != nil || c.Summary.Strategy != events.StrategyAutoCommit {
+			continue // unreadable: doctor's to report, not clean's to delete
+		}
+		o := OrphanCheckpoint{ID: id}
+		if n := len(c.Slots); n > 0 {
+			o.SessionID, o.CreatedAt = c.Slots[n-1].Meta.SessionID, c.Slots[n-1].Meta.CreatedAt
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// namedCheckpoints are the checkpoint IDs the trailers of every commit reachable from a
+// branch, remote-tracking branch, tag or HEAD name, entire's own branches aside.
+func (en *Maintenance) namedCheckpoints(ctx context.Context) (map[string]bool, error) {
+	args := []string{"log", "--exclude=entire/*", "--branches", "--exclude=*/entire/*", "--remotes", "--tags",
+		"--grep=Entire-Checkpoint:", "--format=%B%x00"}
+	if _, ok, err := en.Repo.Head(ctx); err != nil {
+		return nil, err
+	} else if ok {
+		args = append(args, "HEAD")
+	}
+	out, err := en.Repo.Run(ctx, nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list linked commits: %w", err)
+	}
+	named := map[string]bool{}
+	for _, msg := range strings.Split(string(out), "\x00") {
+		for _, id := range checkpoint.CheckpointTrailers(msg) {
+			named[id] = true
+		}
+	}
+	return named, nil
 }
 
 // worktreeGone reports a session of a linked worktree git no longer has: its directory under
@@ -142,7 +214,35 @@ func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(stri
 		}
 		done("Deleted session state " + o.State.SessionID)
 	}
+	if err := en.removeOrphanCheckpoints(ctx, plan.Checkpoints, done); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// removeOrphanCheckpoints deletes the planned orphan checkpoints that no commit names still
+// (one may have become reachable since the preview: it stays).
+func (en *Maintenance) removeOrphanCheckpoints(ctx context.Context, planned []OrphanCheckpoint, done func(string)) error {
+	if len(planned) == 0 {
+		return nil
+	}
+	named, err := en.namedCheckpoints(ctx)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, o := range planned {
+		if !named[o.ID] {
+			ids = append(ids, o.ID)
+		}
+	}
+	if err := en.RemoveCheckpoints(ctx, ids); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		done("Deleted checkpoint " + id)
+	}
+	return nil
 }
 
 // ResetPlan is what reset would delete.
