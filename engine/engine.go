@@ -182,6 +182,7 @@ func (en *Engine) record(sess *session.Session, input events.Event) ([]session.E
 	if err := sess.Append(input); err != nil {
 		return nil, err
 	}
+	en.logRecorded(before, sess.State, input, effects)
 	if len(effects) > 0 || len(sess.State.Recorder.Pending) > len(before.Recorder.Pending) ||
 		len(sess.State.Recorder.Commits) > len(before.Recorder.Commits) {
 		if err := sess.SyncState(); err != nil {
@@ -200,6 +201,7 @@ func (en *Engine) apply(ctx context.Context, sess *session.Session, input events
 		if err := sess.Append(res...); err != nil {
 			return results, err
 		}
+		en.logResults(sess, res)
 		results = append(results, res...)
 	}
 	more, err := en.drain(ctx, sess, others, tried)
@@ -250,6 +252,7 @@ func (en *Engine) drain(ctx context.Context, sess *session.Session, others map[s
 		if err := sess.Append(res...); err != nil {
 			return results, err
 		}
+		en.logResults(sess, res)
 		results = append(results, res...)
 		if failed(res) {
 			if _, ok := next.(session.AutoCommit); ok {

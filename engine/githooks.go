@@ -184,7 +184,12 @@ func (en *Engine) linkFacts(ctx context.Context, s session.State, changed change
 // The link decision is journaled to each linked session (CommitPrepared) before the message
 // is written, so post-commit condenses exactly the sessions the trailer was written for.
 func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, amend bool, term Terminal) error {
-	if en.Repo.SequencerInProgress() || source == "merge" || source == "squash" {
+	switch {
+	case en.Repo.SequencerInProgress():
+		en.logNotLinked("a rebase, cherry-pick or revert is in progress")
+		return nil
+	case source == "merge" || source == "squash":
+		en.logNotLinked(source + " commit")
 		return nil
 	}
 	data, err := os.ReadFile(file)
@@ -192,7 +197,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		return fmt.Errorf("read commit message: %w", err)
 	}
 	msg := string(data)
-	_, hasTrailer := checkpoint.ParseCheckpointTrailer(msg)
+	present, hasTrailer := checkpoint.ParseCheckpointTrailer(msg)
 	comment := sync.OnceValue(func() string { // asked only when the message is written
 		c, err := commentPrefix(ctx, en.Repo)
 		if err != nil {
@@ -201,12 +206,17 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		return c
 	})
 	sessions, err := en.worktreeSessions()
-	if err != nil || len(sessions) == 0 {
+	if err != nil {
 		return err
+	}
+	if len(sessions) == 0 {
+		en.logNotLinked("no session in this worktree")
+		return nil
 	}
 	head, _ := en.Repo.HeadAtOpen()
 	if source == "commit" || amend { // --amend, -c, -C: keep or restore the link
 		if hasTrailer {
+			en.logLinked("kept", present, nil)
 			return nil
 		}
 		if amend { // --amend -m: the commit replaces HEAD, whose trailers it keeps
@@ -215,27 +225,43 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 					for _, id := range ids {
 						msg = checkpoint.AppendTrailer(msg, id, comment())
 					}
-					return writeMessage(file, msg)
+					if err := writeMessage(file, msg); err != nil {
+						return err
+					}
+					for _, id := range ids {
+						en.logLinked("restored", id, nil)
+					}
+					return nil
 				}
 			}
 		}
 		if source == "commit" { // spec §4.3 step 3: restore the last checkpoint, nothing else
 			for _, s := range sessions {
 				if s.BaseCommit == string(head) && s.LastCheckpointID != "" {
-					return writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID, comment()))
+					if err := writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID, comment())); err != nil {
+						return err
+					}
+					en.logLinked("restored", s.LastCheckpointID, []session.State{s})
+					return nil
 				}
 			}
+			en.logNotLinked("no checkpoint to restore")
 			return nil
 		}
 		// --amend -m of an unlinked HEAD arrives as "message": it links like any -m commit,
 		// or the session's work it folds in would be recorded nowhere.
 	}
 	if hasTrailer {
+		en.logLinked("kept", present, nil)
 		return nil
 	}
 	linked, byAgent, err := en.linkedSessions(ctx, sessions, term)
-	if err != nil || len(linked) == 0 {
+	if err != nil {
 		return err
+	}
+	if len(linked) == 0 {
+		en.logNotLinked("the commit carries no session's work")
+		return nil
 	}
 	id, err := checkpoint.NewCheckpointID()
 	if err != nil {
@@ -249,6 +275,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 			ctxLines = append(ctxLines, "Last Prompt: "+prompt)
 		}
 		if !term.Confirm(ctxLines, "Link this commit to "+agentType+" session context? [Y/n] ", true) {
+			en.logNotLinked("declined at the prompt")
 			return nil
 		}
 	}
@@ -259,9 +286,15 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	}
 	crashPoint("journaled:" + string(events.TypeCommitPrepared))
 	if source == "message" || byAgent {
-		return writeMessage(file, checkpoint.AppendTrailer(msg, id, comment()))
+		msg = checkpoint.AppendTrailer(msg, id, comment())
+	} else {
+		msg = checkpoint.InsertTrailerWithComment(msg, id, agentType, prompt, comment())
 	}
-	return writeMessage(file, checkpoint.InsertTrailerWithComment(msg, id, agentType, prompt, comment()))
+	if err := writeMessage(file, msg); err != nil {
+		return err
+	}
+	en.logLinked("added", id, linked)
+	return nil
 }
 
 // linkedSessions decides which sessions the staged commit carries work of: the staged

@@ -82,6 +82,8 @@ func (c *hooksCmd) Run(e *env) error {
 		// without a log line; the log file is still opened. Git hooks are not gated.
 		return nil
 	}
+	// The hooks' lines; the engine's lines about a session's phase and about checkpoints are
+	// its children, with their own component (engine/logs.go).
 	h.log = log.With("component", "hooks", "agent", c.Agent, "hook", c.Verb)
 	h.log.Debug("hook invoked")
 	if h.settingsErr != nil {
@@ -181,10 +183,10 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	if err := agent.ValidateSessionID(in.SessionID); err != nil {
 		return fmt.Errorf("reject session id: %w; the hook is not recorded", err)
 	}
-	// The engine's own lines name the session; the hook's lines get it here, after the engine
-	// took its logger, so that no line carries the key twice.
-	en := h.engine()
+	// Every later line names the hook's session, the engine's too; a line about another
+	// session names that one instead (the log handler keeps one session_id per line).
 	h.log = h.log.With("session_id", in.SessionID)
+	en := h.engine()
 	if en.Store.Forgotten(in.SessionID) {
 		// The user forgot it (entire forget): nothing of it is recorded, and no message says
 		// it will be.

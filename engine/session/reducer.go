@@ -199,18 +199,33 @@ func Pending(s State) []Effect {
 // and how. prepare-commit-msg asks the same question through LinksCommit before writing the
 // trailer, and journals its answer (PreparedID), which the commit then honours.
 func condenseFor(s State, d events.GitCommitted) (Condense, bool) {
-	if sequenced(s, d) || d.CheckpointID == "" || !s.Exists() || !s.linksUserCommits() {
+	if NotCondensed(s, d) != "" {
 		return Condense{}, false
 	}
 	phase := s.Phase.Normalize()
-	if s.Recorder.PreparedID != d.CheckpointID && !shouldCondense(s, phase, d) {
-		return Condense{}, false
-	}
 	return Condense{
 		Commit:       d,
 		Provisional:  phase == PhaseActive,
 		CarryForward: carryForward(s, d, phase == PhaseActive),
 	}, true
+}
+
+// NotCondensed says why a commit with these facts is not condensed into the session's
+// checkpoint, "" when it is: condenseFor's decision in words, for the log.
+func NotCondensed(s State, d events.GitCommitted) string {
+	switch {
+	case sequenced(s, d):
+		return "made by a rebase, cherry-pick or revert"
+	case d.CheckpointID == "":
+		return "no checkpoint trailer"
+	case !s.Exists():
+		return "no session state"
+	case !s.linksUserCommits():
+		return "auto-commit session: its turns make their own commits"
+	case s.Recorder.PreparedID == d.CheckpointID:
+		return "" // prepare-commit-msg linked it: the commit honours that decision
+	}
+	return condenseRefusal(s, s.Phase.Normalize(), d)
 }
 
 // sequenced reports a commit a rebase, cherry-pick or revert made whose trailer this session's
@@ -260,15 +275,34 @@ func LinksCommit(s State, d events.GitCommitted) bool {
 
 // shouldCondense applies the per-phase conditions of spec §3.8 and the seeds' state machine.
 func shouldCondense(s State, phase Phase, d events.GitCommitted) bool {
+	return condenseRefusal(s, phase, d) == ""
+}
+
+// condenseRefusal is shouldCondense's answer in words: "" when the session is condensed.
+func condenseRefusal(s State, phase Phase, d events.GitCommitted) string {
+	const nothingNew, notCarried = "nothing new since the last checkpoint", "the commit does not carry the session's work"
 	switch phase {
 	case PhaseActive:
-		return s.HasNewContent() || d.TranscriptGrew
+		if !s.HasNewContent() && !d.TranscriptGrew {
+			return nothingNew
+		}
 	case PhaseEnded:
 		// CondenseIfFilesTouched / DiscardIfNoFiles.
-		return len(s.FilesTouched) > 0 && d.Overlap
+		if len(s.FilesTouched) == 0 {
+			return "ended session without files"
+		}
+		if !d.Overlap {
+			return notCarried
+		}
 	default:
-		return (s.HasNewContent() || d.TranscriptGrew) && d.Overlap
+		if !s.HasNewContent() && !d.TranscriptGrew {
+			return nothingNew
+		}
+		if !d.Overlap {
+			return notCarried
+		}
 	}
+	return ""
 }
 
 // appendFinalize adds the finalization of the turn's provisional checkpoints, if any; waiting

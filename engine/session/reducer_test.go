@@ -755,3 +755,39 @@ func TestPendingOfADiscardedSession(t *testing.T) {
 		t.Errorf("Pending after the discard (-want +got):\n%s", diff)
 	}
 }
+
+// TestNotCondensedSaysWhy: the reason a commit leaves a session out, for the log, is the link
+// decision's own: "" exactly when the commit's condensation becomes pending.
+func TestNotCondensedSaysWhy(t *testing.T) {
+	noWork := func(s *State) { s.CheckpointCount, s.FilesTouched = 0, nil }
+	overlap := func(g *events.GitCommitted) { g.Overlap = true }
+	tests := []struct {
+		name  string
+		state State
+		facts events.GitCommitted
+		want  string
+	}{
+		{"idle with its work", fixture(PhaseIdle), commit(overlap), ""},
+		{"idle, other work", fixture(PhaseIdle), commit(nil), "the commit does not carry the session's work"},
+		{"idle without work", prepared(PhaseIdle, noWork), commit(overlap), "nothing new since the last checkpoint"},
+		{"active without work", prepared(PhaseActive, noWork), commit(nil), "nothing new since the last checkpoint"},
+		{"active, transcript grew", prepared(PhaseActive, noWork), commit(func(g *events.GitCommitted) { g.TranscriptGrew = true }), ""},
+		{"ended without files", prepared(PhaseEnded, func(s *State) { s.FilesTouched = nil }), commit(overlap), "ended session without files"},
+		{"no trailer", fixture(PhaseIdle), commit(func(g *events.GitCommitted) { g.CheckpointID, g.Overlap = "", true }), "no checkpoint trailer"},
+		{"rebase", fixture(PhaseIdle), commit(func(g *events.GitCommitted) { g.Sequencer, g.Overlap = true, true }), "made by a rebase, cherry-pick or revert"},
+		{"prepared", prepared(PhaseIdle, func(s *State) { s.Recorder.PreparedID = cpNew }), commit(nil), ""},
+		{"auto-commit session", prepared(PhaseIdle, func(s *State) { s.Recorder.Strategy, s.CheckpointCount = events.StrategyAutoCommit, 0 }), commit(overlap),
+			"auto-commit session: its turns make their own commits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := NotCondensed(tt.state, tt.facts); got != tt.want {
+				t.Errorf("NotCondensed = %q, want %q", got, tt.want)
+			}
+			pending := len(Evolve(tt.state, ev(tt.facts)).Recorder.Pending) > len(tt.state.Recorder.Pending)
+			if pending != (tt.want == "") {
+				t.Errorf("condensation pending = %v, but the reason is %q", pending, tt.want)
+			}
+		})
+	}
+}
