@@ -73,13 +73,22 @@ func (p CleanPlan) Empty() bool {
 // PlanClean finds orphaned shadow branches (no state refers to them as
 // ShadowBranch(base_commit, worktree_id)) and orphaned states: quiet for orphanAge, no shadow
 // branch, and no committed checkpoint naming the session.
+//
+// A hook running meanwhile writes a shadow branch (a commit's carry-forward, a branch
+// following HEAD, a new session's first turn) before it journals that its session is on it.
+// So the branches are listed first, and then each state is read once its session's running
+// hook is done (ListSettled): a branch listed is in use by a state read or was an orphan, and
+// one written after the listing is not in the plan or no longer has the tip Clean deletes it
+// at (compare-and-swap).
+// States read first, or without waiting for the hook, made a live session's new branch look
+// orphaned, and clean --force deleted its checkpoints.
 func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 	var plan CleanPlan
-	states, err := en.Store.List()
+	branches, err := en.shadowBranches(ctx)
 	if err != nil {
 		return plan, err
 	}
-	branches, err := en.shadowBranches(ctx)
+	states, err := en.Store.ListSettled()
 	if err != nil {
 		return plan, err
 	}

@@ -551,6 +551,41 @@ func (st Store) List() ([]State, error) {
 	return out, nil
 }
 
+// ListSettled is List with each session's running hook waited for: a state is read under its
+// journal's lock (and its snapshot brought up to date), so what a hook did before this call,
+// a shadow branch it wrote and the move of its session there, is seen whole. A state file
+// without a journal, or a journal that cannot be opened, is read as List reads it.
+func (st Store) ListSettled() ([]State, error) {
+	ids, err := st.IDs()
+	if err != nil {
+		return nil, err
+	}
+	var out []State
+	for _, id := range ids {
+		s, err := st.settled(id)
+		if err != nil || !s.Exists() {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (st Store) settled(id string) (State, error) {
+	if _, err := os.Stat(st.JournalPath(id)); err != nil {
+		return st.Peek(id)
+	}
+	sess, err := st.Open(id)
+	if err != nil {
+		return st.Peek(id)
+	}
+	s := sess.State
+	if err := sess.Close(); err != nil && st.Log != nil {
+		st.Log.Warn("close session", "session_id", id, "error", err.Error())
+	}
+	return s, nil
+}
+
 // Brief is the handful of session-state keys that hooks filter sessions by, read without
 // decoding the whole state, so that finished sessions cost later commits next to nothing.
 type Brief struct {

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Maintenance commands racing hooks, made deterministic: the world's git is a wrapper that
+// holds one git command (the first that matches once armed) until the test releases it, and
+// marks when another command of interest has run meanwhile.
+
+// raceGit replaces the world's git wrapper. Once <root>/race-armed exists, the first command
+// matching the armed kind is held after it ran ("update-ref": one that creates or moves a
+// shadow branch) or before it runs ("list": a listing of entire's branches) until
+// <root>/race-release exists; <root>/race-held says it is held. While one is held, each
+// listing of entire's branches by another process touches <root>/race-listed when done.
+func raceGit(w *stressWorld, realGit string) {
+	root := w.root
+	q := func(name string) string { return stressQuote(filepath.Join(root, name)) }
+	script := `#!/bin/sh
+armed=` + q("race-armed") + ` claim=` + q("race-claim") + ` held=` + q("race-held") + `
+release=` + q("race-release") + ` listed=` + q("race-listed") + `
+hold() { touch "$held"; n=0; while [ ! -e "$release" ] && [ $n -lt 1500 ]; do sleep 0.02; n=$((n+1)); done; }
+listing=
+case " $* " in *" for-each-ref "*" refs/heads/entire/ "*) listing=1 ;; esac
+kind=$(cat "$armed" 2>/dev/null)
+if [ -n "$listing" ] && [ "$kind" = list ] && mkdir "$claim" 2>/dev/null; then hold; fi
+case " $* " in *" update-ref "*)
+	if [ "$kind" = update-ref ]; then
+		in=$(mktemp) || exit 1
+		cat > "$in"
+		` + stressQuote(realGit) + ` "$@" < "$in"
+		rc=$?
+		if [ $rc = 0 ] && grep -aqE '(create|update) refs/heads/entire/[0-9a-f]{7}-' "$in" && mkdir "$claim" 2>/dev/null; then hold; fi
+		rm -f "$in"
+		exit $rc
+	fi ;;
+esac
+if [ -n "$listing" ] && [ -e "$held" ] && [ ! -e "$release" ]; then
+	out=$(mktemp) || exit 1
+	` + stressQuote(realGit) + ` "$@" > "$out"
+	rc=$?
+	cat "$out"
+	rm -f "$out"
+	touch "$listed"
+	exit $rc
+fi
+exec ` + stressQuote(realGit) + ` "$@"
+`
+	if err := os.WriteFile(filepath.Join(root, "bin", "git"), []byte(script), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// raceWait waits until the wrapper created name.
+func raceWait(w *stressWorld, name string) {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(w.root, name)); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("the git wrapper never created %s", name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func raceTouch(w *stressWorld, name, content string) {
+	w.t.Helper()
+	if err := os.WriteFile(filepath.Join(w.root, name), []byte(content), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// raceStart starts a process with the world's environment; wait returns its output.
+func raceStart(w *stressWorld, dir, name string, args ...string) (wait func() (string, error)) {
+	w.t.Helper()
+	c := exec.CommandContext(w.ctx, name, args...)
+	c.Dir, c.Env = dir, w.env
+	var out strings.Builder
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	return func() (string, error) {
+		err := c.Wait()
+		return out.String(), err
+	}
+}
+
+// TestCleanRacesHook: `entire clean --force` runs while a hook of a live session has written
+// the session's new shadow branch (HEAD moved under the session, which follows it) and not yet
+// journaled that the session is on it. Clean must not take that branch for an orphan: the
+// session's checkpoints would be gone.
+func TestCleanRacesHook(t *testing.T) {
+	bin, realGit := sessionTools(t, "plays a session while entire clean runs")
+	w, a, repo := sessionWorld(t, bin, realGit, "race-session", 2*time.Minute)
+	defer func() {
+		if t.Failed() {
+			w.dumpLogs()
+		}
+	}()
+	raceGit(w, realGit)
+	if err := a.hook("session-start", map[string]any{"source": "startup"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.turn(0); err != nil { // writes s0/file0.txt and s0/notes.txt
+		t.Fatal(err)
+	}
+	// The user commits a file of their own: HEAD moves without a link, and the session's next
+	// hook moves its work onto the new HEAD's shadow branch.
+	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte("the user's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.mustGit(repo, "commit", "-q", "-a", "-m", "the user's change")
+	head := strings.TrimSpace(w.mustGit(repo, "rev-parse", "HEAD"))
+	moved := "entire/" + head[:7] + "-e3b0c4"
+
+	raceTouch(w, "race-armed", "update-ref")
+	turn := make(chan error, 1)
+	go func() { turn <- a.turn(1) }()
+	raceWait(w, "race-held") // the session's new branch is written; its hook holds the session
+	clean := raceStart(w, repo, bin, "clean", "--force")
+	raceWait(w, "race-listed") // clean listed the shadow branches
+	raceTouch(w, "race-release", "")
+	if err := <-turn; err != nil {
+		t.Fatal(err)
+	}
+	out, err := clean()
+	if err != nil {
+		t.Fatalf("entire clean --force: %v\n%s", err, out)
+	}
+	os.Remove(filepath.Join(w.root, "race-armed"))
+
+	if strings.Contains(out, moved) {
+		t.Errorf("clean took the live session's branch %s for an orphan:\n%s", moved, out)
+	}
+	if _, err := w.git(repo, "rev-parse", "-q", "--verify", "refs/heads/"+moved); err != nil {
+		t.Fatalf("the session's branch %s is gone after clean:\n%s", moved, out)
+	}
+	// The session's checkpoints are still rewind points.
+	list, err := w.output(repo, bin, "rewind", "--list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(list, "Turn 1 of") {
+		t.Errorf("rewind --list lost the session's last turn:\n%s", list)
+	}
+}
