@@ -125,6 +125,13 @@ func (en *Engine) runResults(ctx context.Context, sess *session.Session, input e
 // be opened (damaged) is removed directly. A session with no file, or an ID that cannot name
 // one, is an error: nothing was removed.
 func (en *Engine) RemoveSession(ctx context.Context, id, reason string) error {
+	return en.RemoveSessionIf(ctx, id, reason, nil)
+}
+
+// RemoveSessionIf is RemoveSession after check, when not nil, accepted the session's state as
+// it is under the journal's lock: a hook that ran since the caller decided is seen, and a
+// check's error leaves the session whole.
+func (en *Engine) RemoveSessionIf(ctx context.Context, id, reason string, check func(session.State) error) error {
 	ok, err := en.Store.Has(id)
 	if err != nil {
 		return fmt.Errorf("remove session %s: %w", id, err)
@@ -145,6 +152,11 @@ func (en *Engine) RemoveSession(ctx context.Context, id, reason string) error {
 		return errors.Join(errs...)
 	}
 	defer CloseSession(en, sess)
+	if check != nil {
+		if err := check(sess.State); err != nil {
+			return err
+		}
+	}
 	if err := sess.Append(en.Event(events.SessionDiscarded{Reason: reason})); err != nil {
 		return err
 	}

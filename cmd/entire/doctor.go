@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -282,12 +283,21 @@ func (c *doctorCmd) apply(e *env, en *engine.Engine, st maintenance.StuckSession
 	switch action {
 	case maintenance.DoctorCondense:
 		cp, err := maintenance.New(en).CondenseStuck(e.ctx, id)
+		if errors.Is(err, maintenance.ErrNotStuck) {
+			fmt.Fprintf(e.stdout, "  -> Left session %s alone: it %v\n", id, maintenance.ErrNotStuck)
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("condense session %s: %w", id, err)
 		}
 		fmt.Fprintf(e.stdout, "  -> Condensed session %s into checkpoint %s (no commit carries its trailer; see `entire explain -c %s`)\n", id, cp, cp)
 	case maintenance.DoctorDiscard:
-		if err := maintenance.New(en).DiscardSession(e.ctx, id, func(line string) { fmt.Fprintln(e.stdout, "    "+line) }); err != nil {
+		err := maintenance.New(en).DiscardSession(e.ctx, id, func(line string) { fmt.Fprintln(e.stdout, "    "+line) })
+		if errors.Is(err, maintenance.ErrNotStuck) {
+			fmt.Fprintf(e.stdout, "  -> Left session %s alone: it %v\n", id, maintenance.ErrNotStuck)
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "  -> Discarded session %s\n", id)

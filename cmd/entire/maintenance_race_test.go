@@ -15,7 +15,8 @@ import (
 
 // raceGit replaces the world's git wrapper. Once <root>/race-armed exists, the first command
 // matching the armed kind is held after it ran ("update-ref": one that creates or moves a
-// shadow branch) or before it runs ("list": a listing of entire's branches) until
+// shadow branch) or before it runs ("list <dir>": a listing of entire's branches in the
+// repository at dir) until
 // <root>/race-release exists; <root>/race-held says it is held. While one is held, each
 // listing of entire's branches by another process touches <root>/race-listed when done.
 func raceGit(w *stressWorld, realGit string) {
@@ -28,7 +29,11 @@ hold() { touch "$held"; n=0; while [ ! -e "$release" ] && [ $n -lt 1500 ]; do sl
 listing=
 case " $* " in *" for-each-ref "*" refs/heads/entire/ "*) listing=1 ;; esac
 kind=$(cat "$armed" 2>/dev/null)
-if [ -n "$listing" ] && [ "$kind" = list ] && mkdir "$claim" 2>/dev/null; then hold; fi
+case "$kind" in list" "*)
+	case " $* " in *" -C ${kind#list } "*)
+		if [ -n "$listing" ] && mkdir "$claim" 2>/dev/null; then hold; fi ;;
+	esac ;;
+esac
 case " $* " in *" update-ref "*)
 	if [ "$kind" = update-ref ]; then
 		in=$(mktemp) || exit 1
@@ -151,5 +156,60 @@ func TestCleanRacesHook(t *testing.T) {
 	}
 	if !strings.Contains(list, "Turn 1 of") {
 		t.Errorf("rewind --list lost the session's last turn:\n%s", list)
+	}
+}
+
+// TestDoctorRacesHook: `entire doctor --force` finds a session stuck (active, quiet for over
+// an hour, no work: to be discarded), and before it acts the session comes back: a turn writes
+// a file and its checkpoint. Doctor must leave the session alone; discarding it deleted the
+// turn's checkpoint and the session, and the commit of its work was not linked.
+func TestDoctorRacesHook(t *testing.T) {
+	bin, realGit := sessionTools(t, "plays a session while entire doctor runs")
+	w, a, repo := sessionWorld(t, bin, realGit, "race-session", 2*time.Minute)
+	defer func() {
+		if t.Failed() {
+			w.dumpLogs()
+		}
+	}()
+	raceGit(w, realGit)
+	// The session as a state file the reference left: active, last heard of long ago.
+	head := strings.TrimSpace(w.mustGit(repo, "rev-parse", "HEAD"))
+	state := `{"session_id": "race-session", "base_commit": "` + head + `", "worktree_path": "` + repo + `",
+		"started_at": "2020-01-01T00:00:00Z", "phase": "active", "last_interaction_time": "2020-01-01T00:05:00Z",
+		"checkpoint_count": 0, "agent_type": "Claude Code", "transcript_path": "` + a.transcript + `"}`
+	dir := filepath.Join(w.common, "entire-sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, a.id+".json"), []byte(state), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := w.output(repo, bin, "doctor"); !strings.Contains(out, "--force would discard it") {
+		t.Fatalf("doctor does not find the session stuck:\n%s", out)
+	}
+
+	raceTouch(w, "race-armed", "list "+repo)
+	doctor := raceStart(w, repo, bin, "doctor", "--force")
+	raceWait(w, "race-held") // doctor read the states and lists the shadow branches
+	if err := a.turn(0); err != nil {
+		t.Fatal(err)
+	}
+	raceTouch(w, "race-release", "")
+	out, _ := doctor() // exits 1 while anything is left to fix; what it did is checked below
+	os.Remove(filepath.Join(w.root, "race-armed"))
+	if strings.Contains(out, "Deleted") || strings.Contains(out, "Discarded") {
+		t.Errorf("doctor discarded the session that came back:\n%s", out)
+	}
+	if !strings.Contains(out, "Left session race-session alone") {
+		t.Errorf("doctor does not say it left the session alone:\n%s", out)
+	}
+	w.mustGit(repo, "add", "-A", "s0")
+	w.mustGit(repo, "commit", "-q", "-m", "the turn's work")
+	id := stressTrailer(w.mustGit(repo, "show", "-s", "--format=%B", "HEAD"))
+	if id == "" {
+		t.Fatalf("the commit of the turn's work has no trailer; doctor said:\n%s", out)
+	}
+	if slots, ok := w.checkpoint(repo, id); ok && (len(slots) != 1 || slots[0].SessionID != a.id) {
+		t.Errorf("checkpoint %s: %+v", id, slots)
 	}
 }

@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -70,19 +71,7 @@ func (en *Maintenance) FindStuck(ctx context.Context) ([]StuckSession, error) {
 	for _, s := range states {
 		st := StuckSession{State: s, Branch: session.ShadowBranch(s.BaseCommit, s.WorktreeID)}
 		_, st.BranchExists = branches[st.Branch]
-		switch s.Phase.Normalize() {
-		case session.PhaseActive:
-			if s.LastInteractionTime == nil {
-				st.Reason = "active, never interacted"
-			} else if quiet := en.Now().Sub(*s.LastInteractionTime); quiet >= stuckQuiet {
-				st.Reason = fmt.Sprintf("active, no interaction for %s", quiet.Truncate(time.Minute))
-			}
-		case session.PhaseEnded:
-			if s.CheckpointCount > 0 && st.BranchExists {
-				st.Reason = "ended with uncondensed checkpoints"
-			}
-		}
-		if st.Reason == "" {
+		if st.Reason = stuckReason(s, st.BranchExists, en.Now()); st.Reason == "" {
 			continue
 		}
 		st.Default = DoctorDiscard
@@ -92,6 +81,41 @@ func (en *Maintenance) FindStuck(ctx context.Context) ([]StuckSession, error) {
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// stuckReason says why a session is stuck, "" when it is not; branchExists tells whether its
+// shadow branch exists.
+func stuckReason(s session.State, branchExists bool, now time.Time) string {
+	switch s.Phase.Normalize() {
+	case session.PhaseActive:
+		if s.LastInteractionTime == nil {
+			return "active, never interacted"
+		} else if quiet := now.Sub(*s.LastInteractionTime); quiet >= stuckQuiet {
+			return fmt.Sprintf("active, no interaction for %s", quiet.Truncate(time.Minute))
+		}
+	case session.PhaseEnded:
+		if s.CheckpointCount > 0 && branchExists {
+			return "ended with uncondensed checkpoints"
+		}
+	}
+	return ""
+}
+
+// ErrNotStuck reports a session that a hook brought back to life between FindStuck and the
+// action on it (or a person's answer): it is left alone.
+var ErrNotStuck = errors.New("is no longer stuck (a hook ran for it since it was found)")
+
+// stillStuck checks, on the state read under the session's lock, that the session is stuck
+// still, so that doctor acts on the session it reported and not on one that came back.
+func (en *Maintenance) stillStuck(ctx context.Context, s session.State) error {
+	_, exists, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(session.ShadowBranch(s.BaseCommit, s.WorktreeID)))
+	if err != nil {
+		return err
+	}
+	if stuckReason(s, exists, en.Now()) == "" {
+		return fmt.Errorf("session %s %w", s.SessionID, ErrNotStuck)
+	}
+	return nil
 }
 
 // CondenseStuck writes a stuck session's uncondensed work into a committed checkpoint with a
@@ -117,6 +141,9 @@ func (en *Maintenance) CondenseStuck(ctx context.Context, id string) (string, er
 		return "", err
 	}
 	defer engine.CloseSession(en.Engine, sess)
+	if err := en.stillStuck(ctx, sess.State); err != nil {
+		return "", err
+	}
 	if !sess.State.HasNewContent() {
 		return "", fmt.Errorf("session %s has no uncondensed work", id)
 	}
@@ -144,32 +171,44 @@ func (en *Maintenance) CondenseStuck(ctx context.Context, id string) (string, er
 	return cpID, nil
 }
 
-// DiscardSession deletes a session's state, and its shadow branch unless another session
-// refers to it, reporting each step through done.
+// DiscardSession deletes a stuck session's state, and its shadow branch unless another session
+// refers to it, reporting each step through done. A session that is no longer stuck (a hook
+// ran for it since FindStuck) is left alone: ErrNotStuck.
+//
+// The branch's tip is read before the other sessions' states, each under its lock
+// (ListSettled), and the branch is deleted only at that tip: a session that started on it
+// meanwhile is either listed or has moved it, and keeps it.
 func (en *Maintenance) DiscardSession(ctx context.Context, id string, done func(string)) error {
-	states, err := en.Store.List()
-	if err != nil {
-		return err
-	}
-	s, ok := findState(states, id)
-	if !ok {
+	var s session.State
+	err := en.RemoveSessionIf(ctx, id, "entire doctor", func(fresh session.State) error {
+		s = fresh
+		return en.stillStuck(ctx, fresh)
+	})
+	if errors.Is(err, session.ErrNoSession) {
 		return fmt.Errorf("%w: %s", ErrSessionNotFound, id)
 	}
-	if err := en.removeState(ctx, id, "entire doctor"); err != nil {
+	if err != nil {
 		return err
 	}
 	done("Deleted session state " + id)
 	shadow := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
+	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(shadow))
+	if err != nil || !ok {
+		return err
+	}
+	states, err := en.Store.ListSettled()
+	if err != nil {
+		return err
+	}
 	for _, o := range states {
 		if o.SessionID != id && session.ShadowBranch(o.BaseCommit, o.WorktreeID) == shadow {
 			return nil
 		}
 	}
-	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(shadow))
-	if err != nil || !ok {
-		return err
-	}
-	if err := en.deleteBranch(ctx, shadow, tip); err != nil {
+	if err := en.deleteBranch(ctx, shadow, tip); errors.Is(err, gitexec.ErrRefMoved) {
+		done("Kept shadow branch " + shadow + ": a session wrote to it meanwhile")
+		return nil
+	} else if err != nil {
 		return err
 	}
 	done("Deleted shadow branch " + shadow)
