@@ -147,7 +147,7 @@ func (st Store) open(id string) (*Session, error) {
 	}
 	j, err := journal.Open(st.JournalPath(id))
 	if err != nil {
-		return nil, fmt.Errorf("open journal: %w", err)
+		return nil, fmt.Errorf("session %s: %w", id, err) // err says "open journal"
 	}
 	s := &Session{ID: id, j: j, store: st, written: -1}
 	state, stale, err := st.load(j, id)

@@ -819,3 +819,18 @@ func TestStoreListOthersLeavesTheOpenSessionUnread(t *testing.T) {
 		t.Fatal("listing the other sessions read the session this process holds open")
 	}
 }
+
+// A journal that cannot be opened is named once, with its session, in the error.
+func TestStoreOpenErrorNamesJournalOnce(t *testing.T) {
+	st := NewStore(t.TempDir())
+	if err := os.MkdirAll(st.JournalPath("s1"), 0o750); err != nil { // a directory: no file to open
+		t.Fatal(err)
+	}
+	_, err := st.Open("s1")
+	if err == nil {
+		t.Fatal("Open succeeded on a directory")
+	}
+	if msg := err.Error(); strings.Count(msg, "open journal") != 1 || !strings.Contains(msg, "s1") {
+		t.Errorf("error %q: want the session and one \"open journal\"", msg)
+	}
+}
