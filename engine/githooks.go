@@ -483,6 +483,69 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if missed := en.missedPrepared(ctx, string(head), all); missed != "" {
+		if err := en.postCommitAt(ctx, missed, nil); err != nil {
+			en.Log.Error("record an earlier linked commit", "commit", missed, "error", err.Error())
+		}
+		all = nil // their states moved on: read again
+	}
+	return en.postCommitAt(ctx, string(head), all)
+}
+
+// missedPrepared is a commit below head that prepare-commit-msg linked (a session's PreparedID
+// is its trailer) but whose post-commit never recorded it: killed, and head's commit made
+// without prepare-commit-msg, which would otherwise have journaled a new decision first. Only
+// head's recent first-parent ancestors after the session's last recorded commit are looked
+// at; "" when none carries it.
+func (en *Engine) missedPrepared(ctx context.Context, head string, sessions []session.State) string {
+	const depth = 10
+	var headID string
+	headRead := false
+	for _, s := range sessions {
+		id := s.Recorder.PreparedID
+		if id == "" || s.Recorder.LastCommit == head {
+			continue
+		}
+		if !headRead {
+			headRead = true
+			msg, err := en.Repo.CommitMessage(ctx, head)
+			if err != nil {
+				return ""
+			}
+			headID, _ = checkpoint.ParseCheckpointTrailer(msg)
+		}
+		if id == headID {
+			continue // head's own: recorded next, as always
+		}
+		c := head
+		for range depth {
+			parents, err := en.Repo.CommitParents(ctx, c)
+			if err != nil || len(parents) == 0 || string(parents[0]) == s.Recorder.LastCommit {
+				break
+			}
+			c = string(parents[0])
+			msg, err := en.Repo.CommitMessage(ctx, c)
+			if err != nil {
+				break
+			}
+			if slices.Contains(checkpoint.CheckpointTrailers(msg), id) {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
+// postCommitAt records commit (HEAD, or a commit below it that missedPrepared found) for the
+// worktree's sessions; all is their listing when the caller has it, else nil.
+func (en *Engine) postCommitAt(ctx context.Context, commit string, all []session.State) error {
+	head := gitexec.OID(commit)
+	var err error
+	if all == nil {
+		if all, err = en.worktreeSessions(); err != nil {
+			return err
+		}
+	}
 	var sessions []session.State
 	for _, s := range all {
 		if s.Recorder.LastCommit != string(head) { // recorded already (by a hook after a crash)
