@@ -13,21 +13,30 @@ import (
 // "message"), so we look at the ancestor processes' command lines. Where /proc is not
 // available the answer is false.
 func amending() bool {
+	return gitAncestor(func(args []string) (bool, bool) {
+		for _, a := range args[1:] {
+			if a == "--amend" || a == "--amen" || a == "--ame" {
+				return true, true
+			}
+		}
+		return false, false
+	})
+}
+
+// gitAncestor asks decide about the command line of each of this process's nearest four
+// ancestors that is git, nearest first, until decide says it has decided; false when none
+// did or /proc is not available.
+func gitAncestor(decide func(args []string) (answer, decided bool)) bool {
 	pid := os.Getppid()
 	for depth := 0; depth < 4 && pid > 1; depth++ {
 		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 		if err != nil {
 			return false
 		}
-		args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
-		isGit := false
-		for i, a := range args {
-			s := string(a)
-			if i == 0 && (s == "git" || strings.HasSuffix(s, "/git")) {
-				isGit = true
-			}
-			if isGit && (s == "--amend" || s == "--amen" || s == "--ame") {
-				return true
+		args := strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00")
+		if args[0] == "git" || strings.HasSuffix(args[0], "/git") {
+			if answer, decided := decide(args); decided {
+				return answer
 			}
 		}
 		pid = parentOf(pid)

@@ -1,32 +1,16 @@
 package main
 
-import (
-	"bytes"
-	"fmt"
-	"os"
-	"strings"
-)
+import "strings"
 
 // pushDryRun reports whether the git process running this pre-push hook is a `git push
 // --dry-run` (or -n). Git runs pre-push on a dry run too and does not tell the hook, so we look
 // at the ancestor processes' command lines, as amending does. Where /proc is not available the
 // answer is false.
 func pushDryRun() bool {
-	pid := os.Getppid()
-	for depth := 0; depth < 4 && pid > 1; depth++ {
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			return false
-		}
-		args := strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00")
-		if len(args) > 0 && (args[0] == "git" || strings.HasSuffix(args[0], "/git")) {
-			if push, ok := gitSubcommandArgs(args[1:], "push"); ok {
-				return dryRunFlag(push)
-			}
-		}
-		pid = parentOf(pid)
-	}
-	return false
+	return gitAncestor(func(args []string) (bool, bool) {
+		push, ok := gitSubcommandArgs(args[1:], "push")
+		return ok && dryRunFlag(push), ok
+	})
 }
 
 // gitSubcommandArgs skips git's own options and returns the arguments after the subcommand
