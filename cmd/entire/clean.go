@@ -41,10 +41,10 @@ func (c *cleanCmd) Run(e *env) error {
 		fmt.Fprintln(e.stdout, "Orphaned shadow branches (no session state refers to them):")
 		for _, b := range plan.Branches {
 			if b.Worktree != "" {
-				fmt.Fprintf(e.stdout, "  %s (%d temporary checkpoints of the removed worktree %s, never condensed)\n", b.Name, b.Checkpoints, b.Worktree)
+				fmt.Fprintf(e.stdout, "  %s (%s of the removed worktree %s, never condensed)\n", b.Name, temporaryCheckpoints(b.Checkpoints), b.Worktree)
 				continue
 			}
-			fmt.Fprintf(e.stdout, "  %s (%d temporary checkpoints, never condensed)\n", b.Name, b.Checkpoints)
+			fmt.Fprintf(e.stdout, "  %s (%s, never condensed)\n", b.Name, temporaryCheckpoints(b.Checkpoints))
 		}
 	}
 	var gone, orphans []maintenance.OrphanState
@@ -110,7 +110,7 @@ func (c *cleanCmd) retention(e *env, en *engine.Engine) error {
 		fmt.Fprintf(e.stdout, "Skipped %s/%d: session %s is in the middle of a turn.\n", s.CheckpointID, s.Slot, s.SessionID)
 	}
 	if len(plan.Forget) == 0 {
-		fmt.Fprintf(e.stdout, "The record is within its retention (%d session slots, %d bytes).\n", plan.Kept, plan.Bytes)
+		fmt.Fprintf(e.stdout, "The record is within its retention (%s, %d bytes).\n", sessionSlots(plan.Kept), plan.Bytes)
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "Session slots past retention (%d; the record goes from %d to %d bytes):\n", len(plan.Forget), plan.Bytes, plan.KeptBytes)
@@ -130,7 +130,11 @@ func (c *cleanCmd) retention(e *env, en *engine.Engine) error {
 	if err := en.Sharing().Forget(e.ctx, list); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Forgot %d session slots; the remote loses them at the next git push.\n", len(list))
+	them := "them"
+	if len(list) == 1 {
+		them = "it"
+	}
+	fmt.Fprintf(e.stdout, "Forgot %s; the remote loses %s at the next git push.\n", sessionSlots(len(list)), them)
 	return nil
 }
 
@@ -174,3 +178,9 @@ func settledEngine(e *env, repo *gitexec.Repo) (*engine.Engine, func()) {
 	}
 	return en, closeLog
 }
+
+func temporaryCheckpoints(n int) string {
+	return plural(n, "temporary checkpoint", "temporary checkpoints")
+}
+
+func sessionSlots(n int) string { return plural(n, "session slot", "session slots") }

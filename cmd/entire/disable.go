@@ -99,7 +99,7 @@ func uninstallLoses(e *env, repo *gitexec.Repo) ([]string, error) {
 		return nil, err
 	}
 	if len(ids) > 0 {
-		out = append(out, fmt.Sprintf("It deletes the state of %d session(s).", len(ids)))
+		out = append(out, "It deletes the state of "+plural(len(ids), "session", "sessions")+".")
 	}
 	shadows, err := shadowRefs(e, repo)
 	if err != nil {
@@ -133,7 +133,7 @@ func (c *disableCmd) removeRecorderState(e *env, repo *gitexec.Repo, kept int) e
 			return fmt.Errorf("delete shadow branches: %w", err)
 		}
 	}
-	fmt.Fprintf(e.stdout, "Entire is uninstalled (%d shadow branches removed).\n", len(dels))
+	fmt.Fprintf(e.stdout, "Entire is uninstalled (%s removed).\n", plural(len(dels), "shadow branch", "shadow branches"))
 	fmt.Fprintln(e.stdout, "Entire CLI uninstalled successfully.")
 	return nil
 }

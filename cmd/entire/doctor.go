@@ -43,7 +43,7 @@ func (c *doctorCmd) Run(e *env) error {
 		// Nothing of the record can be read: say so instead of failing on the first read.
 		fmt.Fprintf(e.stdout, "The record's branch is broken: %s. `git reflog show %s` lists what it pointed to before (restore one with `git update-ref`), or fetch it again from a remote that has it.\n",
 			why, checkpoint.MetadataBranch)
-		return &exitError{code: 1, err: fmt.Errorf("%d problem(s) left; see above", problems+1)}
+		return &exitError{code: 1, err: fmt.Errorf("%s left; see above", plural(problems+1, "problem", "problems"))}
 	}
 	n, err := c.checkRecord(e, m)
 	if err != nil {
@@ -90,7 +90,7 @@ func (c *doctorCmd) Run(e *env) error {
 		problems += n
 	}
 	if problems > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%d problem(s) left; see above", problems)}
+		return &exitError{code: 1, err: fmt.Errorf("%s left; see above", plural(problems, "problem", "problems"))}
 	}
 	return nil
 }
@@ -125,11 +125,11 @@ func roughAge(d time.Duration) string {
 	case d < time.Minute:
 		return d.Round(time.Second).String()
 	case d < time.Hour:
-		return fmt.Sprintf("%d minutes", int(d/time.Minute))
+		return plural(int(d/time.Minute), "minute", "minutes")
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%d hours", int(d/time.Hour))
+		return plural(int(d/time.Hour), "hour", "hours")
 	}
-	return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+	return plural(int(d/(24*time.Hour)), "day", "days")
 }
 
 // checkRecord reports the trailers whose checkpoint is missing and, with --force, writes each
@@ -159,12 +159,20 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 	}
 	dangling := rc.Dangling
 	if rc.Fetched > 0 {
-		fmt.Fprintf(e.stdout, "%d Entire-Checkpoint trailers name checkpoints only origin's copy of the record holds (fetched with their commits): explain reads them there, and the next push merges them in.\n", rc.Fetched)
+		if rc.Fetched == 1 {
+			fmt.Fprintln(e.stdout, "1 Entire-Checkpoint trailer names a checkpoint only origin's copy of the record holds (fetched with its commit): explain reads it there, and the next push merges it in.")
+		} else {
+			fmt.Fprintf(e.stdout, "%d Entire-Checkpoint trailers name checkpoints only origin's copy of the record holds (fetched with their commits): explain reads them there, and the next push merges them in.\n", rc.Fetched)
+		}
 	}
 	switch {
 	case len(dangling) > 0:
 	case rc.Pending > 0:
-		fmt.Fprintf(e.stdout, "Every Entire-Checkpoint trailer names a checkpoint; %d of them are not written yet (pending, below).\n", rc.Pending)
+		are := "are"
+		if rc.Pending == 1 {
+			are = "is"
+		}
+		fmt.Fprintf(e.stdout, "Every Entire-Checkpoint trailer names a checkpoint; %d of them %s not written yet (pending, below).\n", rc.Pending, are)
 		return problems, nil
 	case problems == 0:
 		fmt.Fprintln(e.stdout, "Every Entire-Checkpoint trailer names a checkpoint.")

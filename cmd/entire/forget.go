@@ -79,8 +79,8 @@ func (c *forgetCmd) Run(e *env) error {
 			return err
 		}
 	}
-	fmt.Fprintf(e.stdout, "%s %d session slots (transcripts, prompts, context and summary, in every commit of %s):\n",
-		map[bool]string{false: "Would forget", true: "Forgetting"}[c.Force], len(slots), checkpoint.MetadataBranch)
+	fmt.Fprintf(e.stdout, "%s %s (transcripts, prompts, context and summary, in every commit of %s):\n",
+		map[bool]string{false: "Would forget", true: "Forgetting"}[c.Force], sessionSlots(len(slots)), checkpoint.MetadataBranch)
 	for _, s := range slots {
 		fmt.Fprintf(e.stdout, "  %s/%d  session %s (%s, %s), %d bytes\n", s.checkpoint, s.slot, s.meta.SessionID,
 			orUnknown(s.meta.Agent), s.meta.CreatedAt.UTC().Format("2006-01-02 15:04"), s.bytes)
@@ -99,7 +99,8 @@ func (c *forgetCmd) Run(e *env) error {
 	if err := en.Sharing().Forget(e.ctx, list); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Forgot %d session slots in %d checkpoints; each keeps a tombstone, so trailers still resolve.\n", len(slots), len(checkpoints))
+	fmt.Fprintf(e.stdout, "Forgot %s in %s; %s a tombstone, so trailers still resolve.\n", sessionSlots(len(slots)),
+		plural(len(checkpoints), "checkpoint", "checkpoints"), map[bool]string{false: "each keeps", true: "it keeps"}[len(checkpoints) == 1])
 	if c.bySession {
 		if err := stopRecording(e, en, c.Target); err != nil {
 			return err

@@ -49,8 +49,8 @@ func printOutgoing(w io.Writer, out sharing.Outgoing) {
 	if out.Since != "" {
 		since = "as of the last fetch of its " + short(out.Since, 7)
 	}
-	fmt.Fprintf(w, "The next push to %s (%s) would send %d checkpoints, %d bytes, with %d values redacted:\n",
-		out.Remote, since, len(out.Checkpoints), out.Bytes, out.Redactions)
+	fmt.Fprintf(w, "The next push to %s (%s) would send %s, %d bytes, with %s redacted:\n", out.Remote, since,
+		plural(len(out.Checkpoints), "checkpoint", "checkpoints"), out.Bytes, plural(out.Redactions, "value", "values"))
 	for _, cp := range out.Checkpoints {
 		fmt.Fprintf(w, "  %s\n", cp.ID)
 		for _, s := range cp.Slots {

@@ -48,7 +48,7 @@ func (c *relinkCmd) Run(e *env) error {
 		fmt.Fprintln(e.stdout, "No new links found.")
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Recorded %d links in %s.\n", found, checkpoint.LinksPath(en.Repo.CommonDir))
+	fmt.Fprintf(e.stdout, "Recorded %s in %s.\n", plural(found, "link", "links"), checkpoint.LinksPath(en.Repo.CommonDir))
 	return nil
 }
 

@@ -104,7 +104,7 @@ func (c *resumeCmd) Run(e *env) error {
 			if err := history.WriteTranscript(r); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "  restored transcript of %s (%d lines): %s\n", r.SessionID, r.Lines, r.Path)
+			fmt.Fprintf(e.stderr, "  restored transcript of %s (%s): %s\n", r.SessionID, lines(r.Lines), r.Path)
 			if r.Also != "" {
 				copied := r
 				copied.Path = copied.Also
@@ -196,12 +196,7 @@ var restoreNote = map[history.RestoreStatus]string{
 	history.RestoreBehind:   "checkpoint is newer",
 }
 
-func lines(n int) string {
-	if n == 1 {
-		return "1 line"
-	}
-	return fmt.Sprintf("%d lines", n)
-}
+func lines(n int) string { return plural(n, "line", "lines") }
 
 func entryTime(t time.Time) string {
 	if t.IsZero() {

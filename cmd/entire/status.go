@@ -113,7 +113,7 @@ func (c *statusCmd) Run(e *env) error {
 			if s.LastInteractionTime != nil {
 				line += ", active " + age(*s.LastInteractionTime)
 			}
-			fmt.Fprintf(e.stdout, "%s (%s, %d checkpoints)\n", line, s.Phase.Normalize(), s.CheckpointCount)
+			fmt.Fprintf(e.stdout, "%s (%s, %s)\n", line, s.Phase.Normalize(), plural(s.CheckpointCount, "checkpoint", "checkpoints"))
 			if s.FirstPrompt != "" {
 				fmt.Fprintf(e.stdout, "      \"%s\"\n", truncate(oneLine(s.FirstPrompt), 60))
 			}
@@ -152,6 +152,14 @@ func age(t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// plural is a count and the word that agrees with it: "1 checkpoint", "2 checkpoints".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func short(s string, n int) string {

@@ -341,12 +341,20 @@ func (en *Maintenance) Reset(ctx context.Context, plan ResetPlan, done func(stri
 func WorkSummary(s session.State) string {
 	var parts []string
 	if s.CheckpointCount > 0 {
-		parts = append(parts, fmt.Sprintf("%d checkpoints", s.CheckpointCount))
+		parts = append(parts, plural(s.CheckpointCount, "checkpoint", "checkpoints"))
 	}
 	if n := len(s.FilesTouched); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d files touched", n))
+		parts = append(parts, plural(n, "file", "files")+" touched")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// plural is a count and the word that agrees with it: "1 checkpoint", "2 checkpoints".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // shadowBranches lists the shadow branches (spec §1.1) and their tips.

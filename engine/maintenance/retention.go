@@ -87,7 +87,7 @@ func choose(plan RetentionPlan, slots []RetainedSlot, policy setup.Retention, no
 	for _, s := range slots {
 		switch {
 		case policy.Days > 0 && now.Sub(s.CreatedAt) > time.Duration(policy.Days)*24*time.Hour:
-			s.Reason = fmt.Sprintf("older than %d days", policy.Days)
+			s.Reason = "older than " + plural(policy.Days, "day", "days")
 		case policy.MaxBytes > 0 && kept > policy.MaxBytes:
 			s.Reason = fmt.Sprintf("oldest while the record is over %d MiB", policy.MaxBytes>>20)
 		default:

@@ -38,6 +38,7 @@ func TestChooseRetention(t *testing.T) {
 		skipped int
 	}{
 		{"days only", setup.Retention{Days: 30}, notBusy, []string{"c1:older than 30 days"}, 8 << 20, 0},
+		{"one day", setup.Retention{Days: 1}, notBusy, []string{"c1:older than 1 day", "c2:older than 1 day"}, 4 << 20, 0},
 		// Over a 5 MiB cap, the oldest go until it fits: c1 (2), c2 (4) leaves 4 MiB.
 		{"size cap", setup.Retention{MaxBytes: 5 << 20}, notBusy, []string{"c1:oldest while the record is over 5 MiB", "c2:oldest while the record is over 5 MiB"}, 4 << 20, 0},
 		{"both", setup.Retention{Days: 30, MaxBytes: 7 << 20}, notBusy, []string{"c1:older than 30 days", "c2:oldest while the record is over 7 MiB"}, 4 << 20, 0},

@@ -122,7 +122,7 @@ func Enable(p Paths, opt EnableOptions) (Report, error) {
 			desc = d.Description()
 		}
 		if added > 0 {
-			r.add(fmt.Sprintf("Installed %d hooks for %s", added, desc))
+			r.add(fmt.Sprintf("Installed %d %s for %s", added, hookWord(added), desc))
 		} else {
 			r.add("Hooks for " + desc + " already installed")
 		}
@@ -253,7 +253,7 @@ func DisableIn(p Paths, uninstall, project bool) (Report, error) {
 		if n, err := a.Uninstall(p.TopLevel); err != nil {
 			errs = append(errs, fmt.Errorf("remove %s hooks: %w", a.Type(), err))
 		} else if n > 0 {
-			r.add(fmt.Sprintf("✓ Removed %d %s hooks from %s", n, a.Type(), a.ConfigFile()))
+			r.add(fmt.Sprintf("✓ Removed %d %s %s from %s", n, a.Type(), hookWord(n), a.ConfigFile()))
 		}
 	}
 	lines, err := RemoveGitHooks(p.HooksDir)
@@ -297,4 +297,12 @@ func Inspect(p Paths) Status {
 		ProjectExists: exists(filepath.Join(p.TopLevel, ProjectSettingsFile)),
 		LocalExists:   exists(filepath.Join(p.TopLevel, LocalSettingsFile)),
 	}
+}
+
+// hookWord agrees with a count of hooks; the reference only ever counts several.
+func hookWord(n int) string {
+	if n == 1 {
+		return "hook"
+	}
+	return "hooks"
 }

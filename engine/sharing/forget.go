@@ -78,7 +78,14 @@ func forgetMessage(slots []checkpoint.Forgotten) string {
 			sessions = append(sessions, s.SessionID)
 		}
 	}
-	return fmt.Sprintf("Forget session %s (%d slots)", strings.Join(sessions, ", "), len(slots))
+	subject, count := "session", "slots"
+	if len(sessions) > 1 {
+		subject = "sessions"
+	}
+	if len(slots) == 1 {
+		count = "slot"
+	}
+	return fmt.Sprintf("Forget %s %s (%d %s)", subject, strings.Join(sessions, ", "), len(slots), count)
 }
 
 // commitLedger commits the ledger file on top of parent.
