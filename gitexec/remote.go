@@ -146,6 +146,30 @@ func (r *Repo) MergeBase(ctx context.Context, a, b OID) (OID, bool, error) {
 	return "", false, fmt.Errorf("merge-base %s %s: %w", a.Short(7), b.Short(7), err)
 }
 
+// LsRemote asks remote (a configured name, a URL or a path) for the tip of ref ("git ls-remote
+// --exit-code", at most timeout); ok=false when the remote has no such ref.
+func (r *Repo) LsRemote(ctx context.Context, remote string, ref RefName, timeout time.Duration) (OID, bool, error) {
+	if err := checkRemoteArgs(remote, []string{string(ref)}); err != nil {
+		return "", false, fmt.Errorf("ls-remote: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := r.git(ctx, call{}, "ls-remote", "--exit-code", remote, string(ref))
+	if exitCode(err) == 2 { // no matching ref
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("ls-remote %s: %w", remote, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if oid, name, ok := strings.Cut(line, "\t"); ok && name == string(ref) {
+			id, err := r.parseOIDLen(oid)
+			return id, err == nil, err
+		}
+	}
+	return "", false, nil
+}
+
 // RemoteConfigured reports whether remote is the name of a configured remote
 // (it has remote.<name>.url), as opposed to a URL or path given on the
 // command line, which has no remote-tracking refs.

@@ -13,7 +13,7 @@ import (
 // machine only through the pre-push hook, alongside the user's own push.
 type pushCmd struct {
 	DryRun bool   `help:"List what the next push would send of entire/checkpoints/v1: sessions, first prompt lines, sizes, redacted values." name:"dry-run"`
-	Remote string `arg:"" optional:"" default:"origin" help:"The remote (default origin)."`
+	Remote string `arg:"" optional:"" default:"origin" help:"The remote: a name, or a URL or path as git push takes it (default origin)."`
 }
 
 func (c *pushCmd) Run(e *env) error {
@@ -46,7 +46,10 @@ func printOutgoing(w io.Writer, out sharing.Outgoing) {
 		return
 	}
 	since := "which has none of the record yet"
-	if out.Since != "" {
+	switch {
+	case out.Since != "" && out.Live:
+		since = "whose record is at " + short(out.Since, 7)
+	case out.Since != "":
 		since = "as of the last fetch of its " + short(out.Since, 7)
 	}
 	fmt.Fprintf(w, "The next push to %s (%s) would send %s, %d bytes, with %s redacted:\n", out.Remote, since,

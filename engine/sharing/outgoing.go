@@ -17,8 +17,9 @@ import (
 type Outgoing struct {
 	Remote string
 	// Since is the remote's tip as last fetched ("" when this clone never saw it: then
-	// everything is outgoing).
+	// everything is outgoing); for a URL, as the remote reports it now (Live).
 	Since       string
+	Live        bool
 	Checkpoints []OutgoingCheckpoint
 	Bytes       int64 // of the new or changed files
 	Redactions  int   // REDACTED markers in what leaves: values that were taken out
@@ -44,7 +45,8 @@ type OutgoingSlot struct {
 var redactedMarker = []byte("REDACTED")
 
 // Outgoing lists what pushing entire/checkpoints/v1 to remote would send, from the local
-// branch and the remote-tracking ref (no network: as of the last fetch).
+// branch and the remote-tracking ref (no network: as of the last fetch). A remote that is no
+// configured name is a URL or path, as git push takes it: its tip is asked of it (ls-remote).
 func (r *Record) Outgoing(ctx context.Context, remote string) (Outgoing, error) {
 	out := Outgoing{Remote: remote}
 	local, ok, err := r.Repo.ResolveRef(ctx, checkpoint.MetaRef)
@@ -56,9 +58,11 @@ func (r *Record) Outgoing(ctx context.Context, remote string) (Outgoing, error) 
 		return out, err
 	}
 	if !configured {
-		return out, fmt.Errorf("no remote named %q", remote)
-	}
-	if seen, ok, err := r.Repo.ResolveRef(ctx, tracking); err != nil {
+		out.Live = true
+		if out.Since, err = r.urlTip(ctx, remote); err != nil {
+			return out, err
+		}
+	} else if seen, ok, err := r.Repo.ResolveRef(ctx, tracking); err != nil {
 		return out, err
 	} else if ok {
 		out.Since = string(seen)
@@ -126,4 +130,25 @@ func (r *Record) Outgoing(ctx context.Context, remote string) (Outgoing, error) 
 		out.Checkpoints = append(out.Checkpoints, cp)
 	}
 	return out, nil
+}
+
+// urlTip is the tip of the record at a remote given by URL or path, which has no
+// remote-tracking ref: "" when it has no record. A tip this clone lacks cannot be compared
+// with, so it is an error that says how to fetch it.
+func (r *Record) urlTip(ctx context.Context, url string) (string, error) {
+	tip, ok, err := r.Repo.LsRemote(ctx, url, checkpoint.MetaRef, Timeout)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a configured remote, and git cannot reach it as a URL or path: %w", url, err)
+	}
+	if !ok {
+		return "", nil
+	}
+	if _, here, err := r.Repo.ReadTree(ctx, string(tip)); err != nil || !here {
+		if err == nil {
+			err = fmt.Errorf("%s has %s at %s, which this clone has not fetched: run `git fetch %s %s` first",
+				url, checkpoint.MetadataBranch, tip.Short(7), url, checkpoint.MetadataBranch)
+		}
+		return "", err
+	}
+	return string(tip), nil
 }
