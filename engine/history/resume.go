@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -142,17 +143,19 @@ func (p *ResumePlan) Conflicts() []TranscriptRestore {
 type DefaultTranscriptFunc func(agent, sessionID string) string
 
 // branchWalk is what resume looks through for a branch's checkpoint (spec §3.6): its tip, then
-// the commits down its first parents to where it left the default branch (main or master,
-// origin's or local), so that neither a merged-in branch nor the default branch's own history
-// lends it a session. The default branch itself is walked down its first parents.
+// the commits down its first parents to where it left the default branch (origin's HEAD, else
+// init.defaultBranch, main or master, origin's or local), so that neither a merged-in branch
+// nor the default branch's own history lends it a session. The default branch itself is walked
+// down its first parents. When no default branch is known (a clone set up by hand whose origin
+// calls it something else, without origin/HEAD), the walk stops where the branch left any other.
 func (en *History) branchWalk(ctx context.Context, rev string) []string {
 	walk := []string{"--first-parent", rev}
 	tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.RefName(rev))
 	if err != nil || !ok {
 		return walk
 	}
-	for _, def := range []string{"refs/remotes/origin/HEAD", "refs/remotes/origin/main", "refs/remotes/origin/master", "refs/heads/main", "refs/heads/master"} {
-		dtip, ok, err := en.Repo.ResolveRef(ctx, gitexec.RefName(def))
+	for _, def := range en.defaultBranchRefs(ctx) {
+		dtip, ok, err := en.Repo.ResolveRef(ctx, def)
 		if err != nil || !ok {
 			continue
 		}
@@ -169,7 +172,54 @@ func (en *History) branchWalk(ctx context.Context, rev string) []string {
 		}
 		return append(walk, "^"+base)
 	}
-	return walk
+	return append(walk, en.otherBranches(ctx, tip)...)
+}
+
+// defaultBranchRefs are the refs that may be the default branch, the likeliest first.
+func (en *History) defaultBranchRefs(ctx context.Context) []gitexec.RefName {
+	names := []string{"main", "master"}
+	if n, ok, err := en.Repo.ConfigGet(ctx, "init.defaultBranch"); err == nil && ok && n != "" && !slices.Contains(names, n) {
+		names = append([]string{n}, names...)
+	}
+	refs := []gitexec.RefName{"refs/remotes/origin/HEAD"}
+	for _, n := range names {
+		refs = append(refs, gitexec.RefName("refs/remotes/origin/"+n))
+	}
+	for _, n := range names {
+		refs = append(refs, gitexec.BranchRef(n))
+	}
+	return refs
+}
+
+// otherBranches excludes from a walk what the other branches (local and remote-tracking, but
+// not entire's own, whose shadow commits sit on user commits) hold, except those that contain
+// tip: the branch's own upstream, a copy of it, or a branch built on it.
+func (en *History) otherBranches(ctx context.Context, tip gitexec.OID) []string {
+	out, err := en.Repo.Run(ctx, nil, "for-each-ref", "--format=%(objectname) %(refname)", "--no-contains="+string(tip), "refs/heads/", "refs/remotes/")
+	if err != nil {
+		return nil
+	}
+	var not []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		oid, name, ok := strings.Cut(line, " ")
+		if !ok || entireRef(name) {
+			continue
+		}
+		if !slices.Contains(not, "^"+oid) {
+			not = append(not, "^"+oid)
+		}
+	}
+	return not
+}
+
+// entireRef reports whether a local or remote-tracking ref is one of entire's own branches.
+func entireRef(name string) bool {
+	if strings.HasPrefix(name, "refs/heads/entire/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, "refs/remotes/")
+	_, branch, _ := strings.Cut(rest, "/")
+	return ok && strings.HasPrefix(branch, "entire/")
 }
 
 // resumeScan bounds how many linked commits resume reads to find the newest.
