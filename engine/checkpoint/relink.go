@@ -151,10 +151,8 @@ func (x *ContentIndex) Find(ctx context.Context, commit gitexec.OID) ([]ContentL
 			return nil, fmt.Errorf("patch-id of %s: %w", commit.Short(7), err)
 		}
 		ownID, _, _ := strings.Cut(strings.TrimSpace(string(own)), " ")
-		for _, sha := range x.patchIDs[ownID] {
-			if sha == string(commit) {
-				continue
-			}
+		same := slices.DeleteFunc(slices.Clone(x.patchIDs[ownID]), func(sha string) bool { return sha == string(commit) })
+		for _, sha := range x.distinct(same) {
 			for _, id := range x.trailers[sha] {
 				links = append(links, ContentLink{Commit: gitexec.OID(sha), CheckpointID: id, Same: true})
 			}
@@ -203,6 +201,7 @@ func (x *ContentIndex) squashParts(ctx context.Context, commit gitexec.OID) ([]C
 	if len(parts) == 0 || len(covered) != len(mine) {
 		return nil, nil
 	}
+	parts = x.distinct(parts)
 	if len(parts) == 1 {
 		// One linked commit with the same files, at least one kept as it is: the same work,
 		// edited (a conflict resolved another way).
@@ -220,6 +219,20 @@ func (x *ContentIndex) squashParts(ctx context.Context, commit gitexec.OID) ([]C
 		}
 	}
 	return links, nil
+}
+
+// distinct keeps one of the linked commits that carry the same trailers (a rebased or
+// cherry-picked copy and its original, both in the reflog: one change), the newest. It
+// reuses shas.
+func (x *ContentIndex) distinct(shas []string) []string {
+	newest := map[string]string{} // trailers → newest commit carrying them
+	for _, sha := range shas {
+		key := strings.Join(x.trailers[sha], " ")
+		if o, ok := newest[key]; !ok || indexOf(x.order, sha) < indexOf(x.order, o) {
+			newest[key] = sha
+		}
+	}
+	return slices.DeleteFunc(shas, func(sha string) bool { return newest[strings.Join(x.trailers[sha], " ")] != sha })
 }
 
 // postImages maps each path a commit changed against its first parent to its new blob ("" when
