@@ -66,7 +66,15 @@ func (c *statusCmd) Run(e *env) error {
 				fmt.Fprintf(e.stdout, "%s, %s (%s)\n", f.name, state, fs.Strategy)
 			}
 		}
-		fmt.Fprintf(e.stdout, "  Git hooks: %v\n", st.GitHooks)
+		// What doctor says of them, briefly: the reference's four hooks link commits.
+		switch link, relink := setup.GitHooksProblems(p.HooksDir); {
+		case link != "":
+			fmt.Fprintf(e.stdout, "  Git hooks: would not run (%s): commits are not linked (see `entire doctor`)\n", link)
+		case relink != "":
+			fmt.Fprintf(e.stdout, "  Git hooks: commits are linked, but %s (see `entire doctor`)\n", relink)
+		default:
+			fmt.Fprintln(e.stdout, "  Git hooks: ok")
+		}
 	}
 	en, closeLog := settledEngine(e, repo)
 	closeLog()
