@@ -122,9 +122,10 @@ func FindTemporary(ctx context.Context, repo *gitexec.Repo, prefix string) (Temp
 // branch's first commit: from the turn's first prompt, prompt.txt holding the turn's prompts),
 // and the files the commit changed (on a first commit: the files the turn edited).
 func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoint) (*Checkpoint, error) {
-	s := Slot{Tree: string(tc.Commit) + ":" + tc.MetadataDir, Meta: CommittedMetadata{
+	dir, toolUseID := tc.sessionDir()
+	s := Slot{Tree: string(tc.Commit) + ":" + dir, Meta: CommittedMetadata{
 		SessionID: tc.SessionID, Strategy: StrategyManualCommit, CreatedAt: tc.Date, Branch: tc.Branch,
-		CheckpointsCount: 1, IsTask: tc.IsTask, Agent: tc.Agent,
+		CheckpointsCount: 1, IsTask: tc.IsTask, ToolUseID: toolUseID, Agent: tc.Agent,
 	}}
 	entries, _, err := repo.ReadTree(ctx, s.Tree)
 	if err != nil {
@@ -133,9 +134,14 @@ func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoi
 	if err := fillSlot(ctx, repo, &s, entries, true); err != nil {
 		return nil, err
 	}
+	if tc.IsTask {
+		// prompt.txt and context.md are written at turn end (spec §2.2): on a task commit, in
+		// the middle of a turn, they are the last turn's. Its prompts are its transcript's.
+		s.Prompts, s.Context = nil, ""
+	}
 	var prev []byte
 	if tc.Parent != "" {
-		pe, ok, err := repo.ReadTree(ctx, string(tc.Parent)+":"+tc.MetadataDir)
+		pe, ok, err := repo.ReadTree(ctx, string(tc.Parent)+":"+dir)
 		if err != nil {
 			return nil, err
 		}
@@ -152,6 +158,9 @@ func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoi
 		s.Meta.CheckpointTranscriptStart = promptLine(s.reader(), s.Transcript, s.Prompts[0])
 	}
 	scan := s.reader().ScanBytes(withNewline(s.ScopedTranscript()))
+	if tc.IsTask {
+		s.Prompts = scan.Prompts
+	}
 	if from := string(tc.Parent) + shadowBase(ctx, repo, tc); from != "" {
 		diff, err := repo.DiffTree(ctx, from, string(tc.Commit))
 		if err != nil {
@@ -176,6 +185,21 @@ func ReadTemporary(ctx context.Context, repo *gitexec.Repo, tc TemporaryCheckpoi
 		CheckpointID: string(tc.Commit), Strategy: StrategyManualCommit, Branch: tc.Branch,
 		CheckpointsCount: 1, FilesTouched: s.Meta.FilesTouched, TokenUsage: s.Meta.TokenUsage,
 	}}, nil
+}
+
+// sessionDir is the session's metadata directory on the shadow tree, which holds its transcript
+// (spec §2.4: a task commit's trailer names tasks/<tool-use-id> below it, or a file there), and
+// a task commit's tool use ID.
+func (tc TemporaryCheckpoint) sessionDir() (dir, toolUseID string) {
+	if !tc.IsTask {
+		return tc.MetadataDir, ""
+	}
+	dir, task, ok := strings.Cut(tc.MetadataDir, "/tasks/")
+	if !ok {
+		return ".entire/metadata/" + tc.SessionID, ""
+	}
+	toolUseID, _, _ = strings.Cut(task, "/")
+	return dir, toolUseID
 }
 
 // shadowBase is the base commit a shadow branch's first commit was built on, found from the

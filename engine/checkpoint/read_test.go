@@ -3,6 +3,7 @@ package checkpoint_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/gitexec"
 	"github.com/entirerec/entire/gitexec/gittest"
 )
 
@@ -266,6 +268,52 @@ func TestReadTemporary(t *testing.T) {
 	}
 	if _, err := checkpoint.FindTemporary(ctx, repo, "ffffffff"); !errors.Is(err, checkpoint.ErrCheckpointNotFound) {
 		t.Errorf("FindTemporary(unknown) error = %v, want ErrCheckpointNotFound", err)
+	}
+}
+
+// TestReadTemporaryTask reads the reference's task commits (spec §2.4): the trailer names
+// tasks/<tool-use-id> (or an incremental step's file there), and the transcript is the
+// session's full.jsonl on the same tree; prompt.txt there is the last turn end's.
+func TestReadTemporaryTask(t *testing.T) {
+	repo := gittest.Repo(t)
+	base := gittest.Commit(t, repo, "refs/heads/main", "", "init\n", map[string]string{"README": "hi\n"})
+	ref := "refs/heads/" + session.ShadowBranch(string(base), "")
+	meta := ".entire/metadata/sess-t"
+	task := meta + "/tasks/toolu_x"
+	trailers := "\nEntire-Session: sess-t\nEntire-Strategy: manual-commit\n"
+	stop := gittest.Commit(t, repo, ref, "", "First prompt\n\nEntire-Metadata: "+meta+trailers,
+		map[string]string{"README": "hi\n", "a.go": "a\n", meta + "/full.jsonl": checkpointtest.Line1 + "\n" + checkpointtest.Line2 + "\n", meta + "/prompt.txt": "first prompt"})
+	final := gittest.Commit(t, repo, ref, stop, "Completed 'dev' agent: write b (toolu_x)\n\nEntire-Metadata-Task: "+task+trailers,
+		map[string]string{"b.go": "b\n", meta + "/full.jsonl": checkpointtest.Line1 + "\n" + checkpointtest.Line2 + "\n" + checkpointtest.Line3 + "\n" + checkpointtest.Line4 + "\n",
+			task + "/checkpoint.json": `{"session_id": "sess-t", "tool_use_id": "toolu_x", "checkpoint_uuid": "", "agent_id": "a1"}`, task + "/agent-a1.jsonl": checkpointtest.Line2 + "\n"})
+	step := gittest.Commit(t, repo, ref, final, "Write c (toolu_x)\n\nEntire-Metadata-Task: "+task+"/checkpoints/001-toolu_x.json"+trailers,
+		map[string]string{"c.go": "c\n", task + "/checkpoints/001-toolu_x.json": `{"type": "TodoWrite"}`})
+	ctx := context.Background()
+	read := func(commit gitexec.OID) checkpoint.Slot {
+		t.Helper()
+		tc, err := checkpoint.FindTemporary(ctx, repo, string(commit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err := checkpoint.ReadTemporary(ctx, repo, tc)
+		if err != nil {
+			t.Fatalf("ReadTemporary(%s): %v", commit.Short(7), err)
+		}
+		return cp.Slots[0]
+	}
+	s := read(final)
+	if diff := cmp.Diff([]string{"second prompt"}, s.Prompts); diff != "" {
+		t.Errorf("task commit prompts (-want +got):\n%s", diff)
+	}
+	if got, want := string(s.ScopedTranscript()), checkpointtest.Line3+"\n"+checkpointtest.Line4+"\n"; got != want {
+		t.Errorf("task commit scope = %q, want %q (after the parent's transcript)", got, want)
+	}
+	if !s.Meta.IsTask || s.Meta.ToolUseID != "toolu_x" || !slices.Equal(s.Meta.FilesTouched, []string{"b.go"}) {
+		t.Errorf("task commit meta: is_task %v, tool_use_id %q, files %v", s.Meta.IsTask, s.Meta.ToolUseID, s.Meta.FilesTouched)
+	}
+	s = read(step)
+	if len(s.Prompts) != 0 || len(s.ScopedTranscript()) != 0 || s.Meta.ToolUseID != "toolu_x" || !slices.Equal(s.Meta.FilesTouched, []string{"c.go"}) {
+		t.Errorf("incremental step: prompts %q, scope %q, tool_use_id %q, files %v", s.Prompts, s.ScopedTranscript(), s.Meta.ToolUseID, s.Meta.FilesTouched)
 	}
 }
 
