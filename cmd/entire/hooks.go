@@ -121,9 +121,17 @@ func (c *hooksCmd) Run(e *env) error {
 	return nil
 }
 
-// logHookUsage records a hook call kong could not parse.
+// logHookUsage records a hook call kong could not parse, in the repository's log as every
+// hook does (a hook may run in a subdirectory).
 func logHookUsage(e *env, args []string, err error) {
-	log, closeLog := openLog(e.cwd, "", e.stderr)
+	root := e.cwd
+	if repo, rerr := gitexec.Open(e.ctx, e.cwd); rerr == nil {
+		if repo.TopLevel != "" {
+			root = repo.TopLevel
+		}
+		repo.Close()
+	}
+	log, closeLog := openLog(root, "", e.stderr)
 	defer closeLog()
 	log.Error("hook usage", "component", "hooks", "args", args, "error", err.Error())
 }
