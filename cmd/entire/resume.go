@@ -158,7 +158,15 @@ func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *history.ResumeP
 	if len(conflicts) == 0 || c.Force {
 		return nil, nil
 	}
-	fmt.Fprintln(e.stderr, "Warning: Local session log(s) differ from the checkpoint's and would be overwritten:")
+	newer := true // the reference's case: each local log went on past the checkpoint's last entry
+	for _, r := range conflicts {
+		newer = newer && !r.LocalLast.IsZero() && !r.LastEntry.IsZero() && r.LocalLast.After(r.LastEntry)
+	}
+	if newer {
+		fmt.Fprintln(e.stderr, "Warning: Local session log(s) have newer entries than the checkpoint:")
+	} else {
+		fmt.Fprintln(e.stderr, "Warning: Local session log(s) differ from the checkpoint's and would be overwritten:")
+	}
 	var named []string
 	for _, r := range conflicts {
 		fmt.Fprintf(e.stderr, "  %s: %s (local %s, checkpoint %s)\n", r.SessionID, r.Path, lines(r.LocalLines), lines(r.Lines))
