@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/entirerec/entire/engine/checkpoint"
+	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
@@ -89,7 +90,9 @@ func (en *Engine) syncIndex(ctx context.Context, commit gitexec.OID, paths []str
 }
 
 // autoCommitMessage is the turn's commit message (spec §5): the subject from the turn's last
-// prompt (a subagent's: the task subject), then the trailer.
+// prompt (a subagent's: the task subject), then the trailer. The prompt is redacted before
+// the subject is cut from it: the commit goes on the user's branch and is pushed with it,
+// where a secret the user pasted into the prompt must not go, as it does not go to the record.
 func autoCommitMessage(f session.AutoCommit) string {
 	if f.Slot != nil && f.Slot.Task != nil {
 		return subagentSubject(*f.Slot.Task, f.Slot.Sequence) + "\n\n" + checkpoint.CheckpointTrailer + ": " + f.CheckpointID
@@ -97,5 +100,5 @@ func autoCommitMessage(f session.AutoCommit) string {
 	if f.ToolUseID != "" {
 		return taskSubject(f.SubagentType, f.Description, f.ToolUseID) + "\n\n" + checkpoint.CheckpointTrailer + ": " + f.CheckpointID
 	}
-	return agent.CommitSubject(f.Prompt) + "\n\n" + checkpoint.CheckpointTrailer + ": " + f.CheckpointID
+	return agent.CommitSubject(redact.String(f.Prompt)) + "\n\n" + checkpoint.CheckpointTrailer + ": " + f.CheckpointID
 }
