@@ -79,11 +79,7 @@ func (en *Engine) autoCommit(ctx context.Context, f session.AutoCommit) ([]event
 // syncIndex sets the user's index entries of the committed paths to the new commit, so that
 // they do not show as staged reversions; every other staged change is left as it was.
 func (en *Engine) syncIndex(ctx context.Context, commit gitexec.OID, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	args := append([]string{"reset", "-q", string(commit), "--"}, paths...)
-	if _, err := en.Repo.Run(ctx, nil, args...); err != nil {
+	if err := en.Repo.ResetPaths(ctx, commit, paths); err != nil {
 		return fmt.Errorf("auto-commit: update the index: %w", err)
 	}
 	return nil

@@ -163,6 +163,22 @@ func (r *Repo) Reset(ctx context.Context, mode ResetMode, commit OID) error {
 	return nil
 }
 
+// ResetPaths sets the index entries of paths to commit's, removing those commit lacks, and
+// leaves HEAD, the work tree and every other entry alone ("git reset -q <commit> -- <paths>",
+// each path matched literally: "pages/[id].tsx" names that file, not pages/i.tsx).
+func (r *Repo) ResetPaths(ctx context.Context, commit OID, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if _, err := r.parseOIDLen(string(commit)); err != nil {
+		return fmt.Errorf("reset paths: %w", err)
+	}
+	if _, err := r.git(ctx, call{}, append([]string{"reset", "-q", string(commit), "--"}, literal(paths)...)...); err != nil {
+		return fmt.Errorf("reset paths to %s: %w", commit.Short(7), err)
+	}
+	return nil
+}
+
 // WriteTree writes the index as a tree ("git write-tree"); ok=false when the index has
 // unmerged entries and so is no tree.
 func (r *Repo) WriteTree(ctx context.Context) (OID, bool, error) {
