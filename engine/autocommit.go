@@ -67,13 +67,27 @@ func (en *Engine) autoCommit(ctx context.Context, f session.AutoCommit) ([]event
 	if attached {
 		ref = gitexec.BranchRef(branch)
 	}
+	// The index first: a branch moved with the index left behind would show the agent's work
+	// as staged reversions, which the user's next commit would make. When the index cannot be
+	// written (another git process holds it), nothing has moved and the next hook tries again;
+	// when the branch cannot be moved, the index entries go back to what they were.
+	prior, err := en.Repo.IndexEntries(ctx, f.Files)
+	if err != nil {
+		return nil, fmt.Errorf("auto-commit: %w", err)
+	}
+	if err := en.syncIndex(ctx, commit, f.Files); err != nil {
+		return nil, err
+	}
 	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, New: commit, Old: head}}); err != nil {
+		if rerr := en.Repo.RestoreIndexEntries(ctx, f.Files, prior); rerr != nil {
+			en.Log.Warn("auto-commit: put the index back", "error", rerr.Error())
+		}
 		return nil, fmt.Errorf("auto-commit: move %s: %w", ref, err)
 	}
 	en.movedHead = commit
 	fmt.Fprintf(en.Stderr, "Committed code changes to active branch (%s)\n", Short(string(commit), 7))
 	done.Commit, done.Parent = string(commit), string(head)
-	return []events.Event{en.Event(done)}, en.syncIndex(ctx, commit, f.Files)
+	return []events.Event{en.Event(done)}, nil
 }
 
 // syncIndex sets the user's index entries of the committed paths to the new commit, so that

@@ -179,6 +179,38 @@ func (r *Repo) ResetPaths(ctx context.Context, commit OID, paths []string) error
 	return nil
 }
 
+// IndexEntries are the index's entries of paths, as "git ls-files -s -z" writes them (matched
+// literally), for RestoreIndexEntries.
+func (r *Repo) IndexEntries(ctx context.Context, paths []string) ([]byte, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	out, err := r.git(ctx, call{}, append([]string{"ls-files", "-s", "-z", "--"}, literal(paths)...)...)
+	if err != nil {
+		return nil, fmt.Errorf("read index entries: %w", err)
+	}
+	return out, nil
+}
+
+// RestoreIndexEntries puts the index entries of paths back to entries, which IndexEntries read
+// ("git update-index --index-info"): each path's entries are removed, then entries are added
+// again, conflict stages included; a path entries lacks stays out of the index.
+func (r *Repo) RestoreIndexEntries(ctx context.Context, paths []string, entries []byte) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	zero := strings.Repeat("0", r.hexLen)
+	for _, p := range paths {
+		in.WriteString("0 " + zero + "\t" + p + "\x00")
+	}
+	in.Write(entries)
+	if _, err := r.git(ctx, call{stdin: &in}, "update-index", "-z", "--index-info"); err != nil {
+		return fmt.Errorf("restore index entries: %w", err)
+	}
+	return nil
+}
+
 // WriteTree writes the index as a tree ("git write-tree"); ok=false when the index has
 // unmerged entries and so is no tree.
 func (r *Repo) WriteTree(ctx context.Context) (OID, bool, error) {

@@ -142,3 +142,40 @@ func TestResetWriteTreeReadTreeIndex(t *testing.T) {
 		t.Errorf("RevList = %v, %v", ids, err)
 	}
 }
+
+// TestRestoreIndexEntries: the entries IndexEntries read come back exactly after ResetPaths
+// changed them: staged versions (one of a name with pathspec magic), a staged new file, and a
+// path the index did not have.
+func TestRestoreIndexEntries(t *testing.T) {
+	dir := newRepo(t)
+	commitFiles(t, dir, map[string]string{"a": "1\n", "[x]": "x\n"}, "one")
+	writeFile(t, dir, "a", "staged\n")
+	writeFile(t, dir, "n", "new\n")
+	git(t, dir, "add", "a", "n")
+	next := commitFiles(t, dir, map[string]string{"a": "2\n", "m": "m\n"}, "two")
+	git(t, dir, "reset", "-q", "--soft", "HEAD~1")
+	git(t, dir, "rm", "-q", "--cached", "m")
+	writeFile(t, dir, "a", "staged\n")
+	writeFile(t, dir, "[x]", "x staged\n")
+	git(t, dir, "add", "a", "n", ":(literal)[x]")
+	before := git(t, dir, "ls-files", "-s")
+	r := open(t, dir)
+	ctx := context.Background()
+	paths := []string{"[x]", "a", "m", "n"}
+	entries, err := r.IndexEntries(ctx, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ResetPaths(ctx, next, paths); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, dir, "ls-files", "-s"); got == before {
+		t.Fatalf("ResetPaths changed nothing:\n%s", got)
+	}
+	if err := r.RestoreIndexEntries(ctx, paths, entries); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, dir, "ls-files", "-s"); got != before {
+		t.Errorf("index after restore:\n%s\nwant:\n%s", got, before)
+	}
+}
