@@ -43,6 +43,9 @@ func (en *Engine) autoCommit(ctx context.Context, f session.AutoCommit) ([]event
 		done.Commit = string(head)
 		if len(parents) > 0 {
 			done.Parent = string(parents[0])
+			if done.Files, err = en.committedFiles(ctx, parents[0], head, f.Files); err != nil {
+				return nil, err
+			}
 		}
 		return []events.Event{en.Event(done)}, en.syncIndex(ctx, head, f.Files)
 	}
@@ -87,7 +90,31 @@ func (en *Engine) autoCommit(ctx context.Context, f session.AutoCommit) ([]event
 	en.movedHead = commit
 	fmt.Fprintf(en.Stderr, "Committed code changes to active branch (%s)\n", Short(string(commit), 7))
 	done.Commit, done.Parent = string(commit), string(head)
+	if done.Files, err = en.committedFiles(ctx, head, commit, f.Files); err != nil {
+		return nil, err
+	}
 	return []events.Event{en.Event(done)}, nil
+}
+
+// committedFiles are the turn's files that commit changes from parent, which its checkpoint
+// lists (files_touched): a commit made by a later hook than the turn's end (a locked branch,
+// a crash) does not hold a file the user committed, deleted or put back meanwhile.
+func (en *Engine) committedFiles(ctx context.Context, parent, commit gitexec.OID, files []string) ([]string, error) {
+	diff, err := en.Repo.DiffTree(ctx, string(parent), string(commit))
+	if err != nil {
+		return nil, fmt.Errorf("auto-commit: %w", err)
+	}
+	changed := make(map[string]bool, len(diff))
+	for _, d := range diff {
+		changed[d.Path] = true
+	}
+	var out []string
+	for _, p := range files {
+		if changed[p] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // syncIndex sets the user's index entries of the committed paths to the new commit, so that
