@@ -29,9 +29,11 @@ func autoTurnSlot(sessionID string, data tsource, path string, from events.Trans
 	if len(prompts) == 0 && a.Prompt != "" {
 		prompts = []string{a.Prompt}
 	}
-	text := agent.PromptsText(prompts)
+	// Redacted before the subject is cut from it: a secret cut at the subject's 72nd rune is
+	// no longer one that redaction finds.
+	text := redact.String(agent.PromptsText(prompts))
 	subject := agent.CommitSubject(agent.LastPrompt(text))
-	w.prompts = []byte(redact.String(text))
+	w.prompts = []byte(text)
 	w.summary = []byte(redact.String(sc.LastAssistant))
 	w.context = []byte(redact.String(agent.ShadowContext(sessionID, subject, text, sc.LastAssistant, sc.Actions)))
 }
