@@ -99,8 +99,14 @@ func (en *Engine) slotContent(ctx context.Context, s session.State, transcript t
 		w.transcript = &st
 	}
 	if len(prompts) > 0 {
+		// Each prompt is redacted before context.md cuts it at 500 bytes: what a cut leaves of
+		// a secret is no longer one that redaction finds.
+		redacted := make([]string, len(prompts))
+		for i, p := range prompts {
+			redacted[i] = redact.String(p)
+		}
 		w.prompts = []byte(redact.String(agent.PromptsText(prompts)))
-		w.context = []byte(redact.String(agent.CommittedContext(prompts)))
+		w.context = []byte(redact.String(agent.CommittedContext(redacted)))
 	}
 	return w, nil
 }
