@@ -222,7 +222,7 @@ func subagentTranscript(mainTranscript, sessionID, agentID string) string {
 // taskSubject is the commit subject of a task checkpoint (spec §2.3).
 func taskSubject(typ, desc, toolUseID string) string {
 	id := Short(toolUseID, 12)
-	desc = agent.Clip(desc, 60)
+	desc = agent.Clip(redact.String(desc), 60)
 	switch {
 	case typ != "" && desc != "":
 		return fmt.Sprintf("Completed '%s' agent: %s (%s)", typ, desc, id)

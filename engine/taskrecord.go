@@ -6,17 +6,21 @@ import (
 	"os"
 	"time"
 
+	"github.com/entirerec/entire/engine/redact"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/claudecode"
 )
 
 // subagentSubject is the subject of a subagent's checkpoint (spec §2.3): the task's at its end,
-// the last completed todo's (else a numbered one) at an incremental step.
+// the last completed todo's (else a numbered one) at an incremental step. The agent wrote the
+// description and the todos, and may have copied a secret into them: they are redacted before
+// they are cut, for the subject goes on the record's commit and, under auto-commit, on the
+// user's branch.
 func subagentSubject(in events.SubagentEnded, seq int) string {
 	if !in.Incremental {
 		return taskSubject(in.SubagentType, in.Description, in.ToolUseID)
 	}
-	if todo := claudecode.TodoSubject(in.Todo); todo != "" {
+	if todo := claudecode.TodoSubject(redact.JSONL(in.Todo)); todo != "" {
 		return todo + " (" + Short(in.ToolUseID, 12) + ")"
 	}
 	return fmt.Sprintf("Checkpoint #%d: %s", seq, Short(in.ToolUseID, 12))
