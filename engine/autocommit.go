@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -29,6 +30,21 @@ func (en *Engine) autoStrategy() string {
 // pending. The commit is pending work from the turn's end: a retry (after a crash, or a ref
 // another git process held) finds the commit by its checkpoint ID and does not commit twice.
 func (en *Engine) autoCommit(ctx context.Context, f session.AutoCommit) ([]events.Event, error) {
+	for attempt := 1; ; attempt++ {
+		res, err := en.autoCommitOnce(ctx, f)
+		if !errors.Is(err, gitexec.ErrRefMoved) || attempt == autoCommitAttempts {
+			return res, err
+		}
+	}
+}
+
+// autoCommitAttempts is how many times a turn's commit is built: when the branch moved between
+// HEAD's read and the commit's move of it (another session's turn ended at the same time), the
+// commit is built again on the branch as it is, at once rather than at the session's next hook.
+const autoCommitAttempts = 3
+
+// autoCommitOnce is one attempt of autoCommit.
+func (en *Engine) autoCommitOnce(ctx context.Context, f session.AutoCommit) ([]events.Event, error) {
 	head, ok, err := en.Repo.Head(ctx)
 	if err != nil || !ok {
 		return nil, fmt.Errorf("auto-commit: no HEAD commit: %v", err)
