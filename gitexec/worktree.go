@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // This file holds what a rewind needs: listing a tree recursively, comparing a tree with the
@@ -173,10 +174,36 @@ func (r *Repo) ResetPaths(ctx context.Context, commit OID, paths []string) error
 	if _, err := r.parseOIDLen(string(commit)); err != nil {
 		return fmt.Errorf("reset paths: %w", err)
 	}
-	if _, err := r.git(ctx, call{}, append([]string{"reset", "-q", string(commit), "--"}, literal(paths)...)...); err != nil {
+	if _, err := r.gitIndexWrite(ctx, nil, append([]string{"reset", "-q", string(commit), "--"}, literal(paths)...)...); err != nil {
 		return fmt.Errorf("reset paths to %s: %w", commit.Short(7), err)
 	}
 	return nil
+}
+
+// indexLockWait is how long a write of the index waits for another process's index.lock (a
+// git status refreshing the index, another hook's index write), as update-ref waits for a
+// ref's lock (refLockTimeoutMS); git itself fails at once.
+const indexLockWait = 800 * time.Millisecond
+
+// gitIndexWrite runs a git command that writes the index, again while another process holds
+// the index's lock, for indexLockWait at most.
+func (r *Repo) gitIndexWrite(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	deadline := time.Now().Add(indexLockWait)
+	for delay := 10 * time.Millisecond; ; delay *= 2 {
+		c := call{}
+		if stdin != nil {
+			c.stdin = bytes.NewReader(stdin)
+		}
+		out, err := r.git(ctx, c, args...)
+		if err == nil || !stderrHas(err, "index.lock': File exists") || time.Now().Add(delay).After(deadline) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+	}
 }
 
 // IndexEntries are the index's entries of paths, as "git ls-files -s -z" writes them (matched
@@ -205,7 +232,7 @@ func (r *Repo) RestoreIndexEntries(ctx context.Context, paths []string, entries 
 		in.WriteString("0 " + zero + "\t" + p + "\x00")
 	}
 	in.Write(entries)
-	if _, err := r.git(ctx, call{stdin: &in}, "update-index", "-z", "--index-info"); err != nil {
+	if _, err := r.gitIndexWrite(ctx, in.Bytes(), "update-index", "-z", "--index-info"); err != nil {
 		return fmt.Errorf("restore index entries: %w", err)
 	}
 	return nil
