@@ -118,7 +118,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 			return err
 		}
 	}
-	if !s.Exists() {
+	if !s.Exists() && en.Strategy != events.StrategyAutoCommit { // auto-commit has no shadow branch
 		fmt.Fprintf(en.Stderr, "Initialized shadow session: %s\n", in.SessionID)
 	}
 	return en.Run(ctx, sess, en.Event(in))
