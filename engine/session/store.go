@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -156,6 +157,10 @@ func (st Store) open(id string) (*Session, error) {
 		return nil, err
 	}
 	s.State = state
+	if err := s.adopt(); err != nil {
+		j.Close()
+		return nil, err
+	}
 	// A repaired journal or a stale snapshot is rewritten on Close.
 	cut, repaired := j.Repaired()
 	if repaired && st.Log != nil {
@@ -165,6 +170,21 @@ func (st Store) open(id string) (*Session, error) {
 		s.dirty = true
 	}
 	return s, nil
+}
+
+// adopt journals the state of a session-state file that has no journal (the reference tool
+// wrote it, or an older build) as the journal's first event, so that the state rebuilt from
+// the journal alone (entire replay, a snapshot that went missing) starts from it too, not from
+// nothing: its worktree, start time and counts would otherwise be lost.
+func (s *Session) adopt() error {
+	if s.j.LastSeq() != 0 || !s.State.Exists() {
+		return nil
+	}
+	data, err := MarshalState(s.State)
+	if err != nil {
+		return err
+	}
+	return s.Append(events.New(time.Now().UTC(), events.StateRestored{State: data, Reason: "session-state file without a journal adopted"}))
 }
 
 // load returns the session's state and whether the snapshot on disk was missing or behind the
