@@ -413,3 +413,54 @@ func TestReadScopedGeminiDocument(t *testing.T) {
 		t.Errorf("JSONL scoped prompts (-want +got):\n%s", diff)
 	}
 }
+
+// An agent whose transcript holds one message in several records is shown each message once:
+// Codex writes every prompt and answer both as a response_item and as an event_msg, and Gemini
+// CLI appends a message again each time it changes (its scanner keeps the last record of an
+// id, in the first one's place). Scanned line by line, explain showed them twice.
+func TestReadEntriesOneRecordPerMessage(t *testing.T) {
+	codex := strings.Join([]string{
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add hello"}]}}`,
+		`{"type":"event_msg","payload":{"type":"user_message","message":"Add hello"}}`,
+		`{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"c1"}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Added."}]}}`,
+		`{"type":"event_msg","payload":{"type":"agent_message","message":"Added."}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Again"}]}}`,
+		`{"type":"event_msg","payload":{"type":"user_message","message":"Again"}}`,
+		`{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"c2"}}`,
+		`{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"c3"}}`,
+		`{"type":"event_msg","payload":{"type":"agent_message","message":"Done."}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}`,
+	}, "\n") + "\n"
+	gemini := strings.Join([]string{
+		`{"sessionId":"g","projectHash":"p","kind":"main"}`,
+		`{"id":"m1","type":"user","content":[{"text":"write f1"}]}`,
+		`{"id":"m2","type":"gemini","content":"","toolCalls":[{"id":"w1","name":"write_file","args":{"file_path":"/r/f1.txt"},"status":"executing"}]}`,
+		`{"id":"m2","type":"gemini","content":"Wrote f1.","toolCalls":[{"id":"w1","name":"write_file","args":{"file_path":"/r/f1.txt"},"status":"success"}]}`,
+		`{"id":"m2","type":"gemini","content":"Wrote f1.","toolCalls":[{"id":"w1","name":"write_file","args":{"file_path":"/r/f1.txt"},"status":"success"}],"tokens":{"input":10,"output":2}}`,
+	}, "\n") + "\n"
+	for _, tc := range []struct {
+		agent, data string
+		want        []checkpoint.TranscriptEntry
+	}{
+		{"Codex", codex, []checkpoint.TranscriptEntry{
+			{Kind: "user", Text: "Add hello"},
+			{Kind: "tool", Tool: "exec_command", Text: "ls"},
+			{Kind: "assistant", Text: "Added."},
+			{Kind: "user", Text: "Again"},
+			{Kind: "tool", Tool: "exec_command", Text: "ls"},
+			{Kind: "tool", Tool: "exec_command", Text: "ls"},
+			{Kind: "assistant", Text: "Done."},
+		}},
+		{"Gemini CLI", gemini, []checkpoint.TranscriptEntry{
+			{Kind: "user", Text: "write f1"},
+			{Kind: "tool", Tool: "write_file", Text: "/r/f1.txt"},
+			{Kind: "assistant", Text: "Wrote f1."},
+		}},
+	} {
+		s := checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: tc.agent}, Transcript: []byte(tc.data)}
+		if diff := cmp.Diff(tc.want, s.Entries(s.Transcript)); diff != "" {
+			t.Errorf("%s entries (-want +got):\n%s", tc.agent, diff)
+		}
+	}
+}

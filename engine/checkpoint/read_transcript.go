@@ -213,5 +213,40 @@ func (s Slot) Entries(data []byte) []TranscriptEntry {
 	agent.SplitLines(withNewline(data), func(line []byte) {
 		add(rd.ScanBytes(append(line[:len(line):len(line)], '\n')))
 	})
+	return oncePerMessage(out, rd.ScanBytes(withNewline(data)))
+}
+
+// oncePerMessage drops the entries that line-by-line scanning finds more than once for one
+// message: Codex records each prompt and answer twice (a response_item and an event_msg),
+// Gemini CLI appends a message again each time it changes. The scan of the whole transcript
+// says which prompts and tool calls there are, in order: a prompt or tool call is kept when it
+// is the next one of those, and an answer when it does not repeat the entry kept just before.
+// Should the line-by-line entries not contain all of the whole scan's, in its order, they are
+// returned as they are, so that nothing is lost.
+func oncePerMessage(entries []TranscriptEntry, whole agent.Scan) []TranscriptEntry {
+	var out []TranscriptEntry
+	p, a := 0, 0
+	for _, e := range entries {
+		switch e.Kind {
+		case "user":
+			if p == len(whole.Prompts) || whole.Prompts[p] != e.Text {
+				continue
+			}
+			p++
+		case "tool":
+			if a == len(whole.Actions) || whole.Actions[a] != (agent.Action{Tool: e.Tool, Detail: e.Text}) {
+				continue
+			}
+			a++
+		case "assistant":
+			if n := len(out); n > 0 && out[n-1] == e {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	if p < len(whole.Prompts) || a < len(whole.Actions) {
+		return entries
+	}
 	return out
 }
