@@ -152,7 +152,8 @@ func (x *explainer) committedGroups(all bool) ([]*listGroup, error) {
 }
 
 // committedGroup reads a checkpoint's sessions and first prompt (loading a transcript only
-// when the checkpoint starts past its beginning).
+// when the checkpoint starts past its beginning, or the slot has no prompt.txt to read it
+// from, as a subagent's checkpoint under auto-commit).
 func (x *explainer) committedGroup(id string) (*listGroup, error) {
 	cp, err := x.rd.ReadCheckpointInfo(x.ctx, id)
 	if err != nil {
@@ -165,7 +166,7 @@ func (x *explainer) committedGroup(id string) (*listGroup, error) {
 		if g.Prompt != "" {
 			continue
 		}
-		if s.TranscriptStart() > 0 {
+		if s.TranscriptStart() > 0 || s.Prompts == nil {
 			if err := checkpoint.LoadTranscript(x.ctx, x.repo, s); err != nil {
 				return nil, err
 			}
