@@ -211,10 +211,33 @@ func (c *explainCmd) explainAllJSON(x *explainer, ids []string) error {
 	return writeJSON(raw, all)
 }
 
-// linked lists the commits reachable from HEAD that link to id (any checkpoint when id is "").
+// linked lists the commits reachable from HEAD that link to id (any checkpoint when id is ""),
+// newest first: by their trailer, or, for commits whose trailer a rewrite lost (a squash merge
+// on a hosting service), by the links relink or the post-merge and post-rewrite hooks recorded.
 func (x *explainer) linked(id string, limit int) ([]checkpoint.LinkedCommit, error) {
 	if _, ok, err := x.repo.Head(x.ctx); err != nil || !ok {
 		return nil, err
 	}
-	return checkpoint.LinkedCommits(x.ctx, x.repo, "HEAD", id, limit)
+	commits, err := checkpoint.LinkedCommits(x.ctx, x.repo, "HEAD", id, limit)
+	if err != nil {
+		return nil, err
+	}
+	recorded, err := checkpoint.RecordedLinkedCommits(x.ctx, x.repo, "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	n := len(commits)
+	for _, c := range recorded {
+		if id == "" || c.CheckpointID == id {
+			commits = append(commits, c)
+		}
+	}
+	if len(commits) == n {
+		return commits, nil
+	}
+	sort.SliceStable(commits, func(i, j int) bool { return commits[i].Date.After(commits[j].Date) })
+	if limit > 0 && len(commits) > limit {
+		commits = commits[:limit]
+	}
+	return commits, nil
 }
