@@ -10,6 +10,7 @@ import (
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/gitexec"
 )
@@ -117,7 +118,10 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 	}
 	switch kind {
 	case RewindFiles:
-		plan.source, plan.shadow, plan.shadowTo = p.ID, p.Branch, gitexec.OID(p.ID)
+		plan.shadow, plan.shadowTo = p.Branch, gitexec.OID(p.ID)
+		if plan.source, err = en.pointTree(ctx, p, head); err != nil {
+			return nil, err
+		}
 		keep, err := en.untrackedAtStart()
 		if err != nil {
 			return nil, err
@@ -141,6 +145,68 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 		return plan, en.planFiles(ctx, plan, hardReset, nil, known)
 	}
 	return plan, nil
+}
+
+// pointTree is the tree a rewind to the temporary checkpoint p makes of the work tree. A
+// checkpoint holds the whole work tree over the commit that was HEAD when it was taken; when
+// HEAD has moved since (the user committed, and the session's branch followed HEAD), the
+// checkpoint's own changes against that base are applied to HEAD, so that the rewind does not
+// undo the user's commits in files the checkpoint did not change. With no base on record (the
+// session's journal is gone) it is the checkpoint's tree, as before.
+func (en *History) pointTree(ctx context.Context, p RewindPoint, head gitexec.OID) (string, error) {
+	base := en.pointBase(p)
+	if base == "" || base == string(head) {
+		return p.ID, nil
+	}
+	if _, err := en.Repo.CommitParents(ctx, base); err != nil {
+		return p.ID, nil // the base is gone from the repository: the checkpoint's tree is all there is
+	}
+	diff, err := en.Repo.DiffTree(ctx, base, p.ID)
+	if err != nil {
+		return "", fmt.Errorf("the checkpoint's changes against its base %s: %w", engine.Short(base, 7), err)
+	}
+	changes := make([]gitexec.TreeChange, 0, len(diff))
+	for _, d := range diff {
+		if d.Status == 'D' {
+			changes = append(changes, gitexec.TreeChange{Path: d.Path, Delete: true})
+			continue
+		}
+		changes = append(changes, gitexec.TreeChange{Path: d.Path, Mode: d.NewMode, OID: d.NewOID})
+	}
+	tree, err := en.Repo.BuildTree(ctx, head, changes)
+	if err != nil {
+		return "", fmt.Errorf("apply the checkpoint to HEAD: %w", err)
+	}
+	return string(tree), nil
+}
+
+// pointBase is the commit that was HEAD when the temporary checkpoint p was written, as the
+// journal of its session recorded it; "" when unknown.
+func (en *History) pointBase(p RewindPoint) string {
+	if agent.ValidateSessionID(p.SessionID) != nil {
+		return ""
+	}
+	base := ""
+	_, err := en.Store.Replay(p.SessionID, func(e events.Event, _ session.State) {
+		switch w := e.Data.(type) {
+		case events.ShadowCheckpointWritten:
+			if w.Commit == p.ID {
+				base = w.BaseCommit
+			}
+		case events.TaskCheckpointWritten:
+			if w.Commit == p.ID {
+				base = w.BaseCommit
+			}
+		case events.CarriedForward:
+			if w.Commit == p.ID {
+				base = w.NewBase
+			}
+		}
+	})
+	if err != nil {
+		return ""
+	}
+	return base
 }
 
 // untrackedAtStart are the files that were untracked when the sessions of this work tree
