@@ -95,6 +95,9 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 	if !ok {
 		return nil, errors.New("the repository has no commits yet")
 	}
+	if err := en.checkNotInterrupted(head); err != nil {
+		return nil, err
+	}
 	plan := &RewindPlan{Kind: kind, Label: p.Short(), session: p.SessionID, head: head}
 	switch {
 	case kind == RewindReset && !p.IsLogsOnly && !p.AutoCommit:

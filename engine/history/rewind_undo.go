@@ -38,7 +38,11 @@ type rewindUndo struct {
 	Transcripts   []undoTranscript `json:"transcripts,omitempty"`
 	Session       *undoSession     `json:"session_state,omitempty"`  // the session's state before
 	OtherSessions []undoSession    `json:"other_sessions,omitempty"` // other sessions the rewind changed, before
-	CreatedAt     time.Time        `json:"created_at"`
+	// InProgress: the rewind had not finished (it failed or was killed half way), so the work
+	// tree may be partly rewound. Another rewind is refused until --undo puts back Snapshot:
+	// it would save the partly rewound state in its place, and the state before would be lost.
+	InProgress bool      `json:"in_progress,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // undoTranscript is a transcript the rewind wrote; Existed says whether it replaced a file.
@@ -140,40 +144,63 @@ func (en *History) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.O
 		return "", err
 	}
 	rec.Session, rec.OtherSessions = undoSessions(plan, sessions)
-	if err := en.recordUndo(ctx, plan, rec); err != nil {
+	rec.InProgress = true
+	if err := en.recordUndo(ctx, plan, &rec); err != nil {
 		return "", err
 	}
+	if err := en.applyPlan(ctx, plan); err != nil {
+		return "", fmt.Errorf("%w\nThe rewind stopped half way; the state before it is saved in %s: `entire rewind --undo` puts it back",
+			err, engine.Short(rec.Snapshot, 7))
+	}
+	en.recordRewound(ctx, sessions, plan)
+	rec.InProgress = false
+	if err := en.writeUndoRecord(rec); err != nil {
+		fmt.Fprintf(en.Stderr, "entire: %v\n", err)
+	}
+	return gitexec.OID(rec.Snapshot), nil
+}
+
+// applyPlan changes the branch, the index, the files and the transcripts as the plan says.
+func (en *History) applyPlan(ctx context.Context, plan *RewindPlan) error {
 	if plan.newHead != "" && !plan.Undo {
 		if err := en.writeTranscripts(plan); err != nil {
-			return "", err
+			return err
 		}
-		if err := en.Repo.Reset(ctx, gitexec.ResetHard, plan.newHead); err != nil {
-			return "", err
-		}
-		en.recordRewound(ctx, sessions, plan)
-		return gitexec.OID(rec.Snapshot), nil
+		return en.Repo.Reset(ctx, gitexec.ResetHard, plan.newHead)
 	}
 	if plan.newHead != "" {
 		if err := en.Repo.Reset(ctx, gitexec.ResetSoft, plan.newHead); err != nil {
-			return "", err
+			return err
 		}
 		if err := en.Repo.ReadTreeIndex(ctx, plan.index); err != nil {
-			return "", err
+			return err
 		}
 	}
 	for _, p := range plan.Delete {
 		if err := en.removeFile(p); err != nil {
-			return "", err
+			return err
 		}
 	}
 	if err := en.Repo.CheckoutFiles(ctx, plan.source, plan.Write); err != nil {
-		return "", err
+		return err
 	}
-	if err := en.writeTranscripts(plan); err != nil {
-		return "", err
+	return en.writeTranscripts(plan)
+}
+
+// checkNotInterrupted refuses a new rewind while the last one in this work tree is unfinished
+// and can still be undone (HEAD is where it left it).
+func (en *History) checkNotInterrupted(head gitexec.OID) error {
+	data, err := os.ReadFile(en.undoPath())
+	if err != nil {
+		return nil // no record (or none readable): nothing to protect
 	}
-	en.recordRewound(ctx, sessions, plan)
-	return gitexec.OID(rec.Snapshot), nil
+	var rec rewindUndo
+	if json.Unmarshal(data, &rec) != nil || !rec.InProgress || rec.HeadAfter != string(head) {
+		return nil
+	}
+	return fmt.Errorf("the last rewind (to %s) did not finish, so the files may be partly rewound; "+
+		"`entire rewind --undo` puts back the state saved before it (%s), then rewind again",
+		rec.Target, engine.Short(rec.Snapshot, 7))
 }
 
 // saveBeforeRewind commits the current state (spec: see rewind.go) and returns the undo record
@@ -249,7 +276,7 @@ func (en *History) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewi
 // recordUndo moves the undo ref to the snapshot and the shadow branch to its new tip in one
 // transaction, then writes the record. A shadow branch moved meanwhile (a hook wrote a
 // checkpoint) fails the rewind before any file changed.
-func (en *History) recordUndo(ctx context.Context, plan *RewindPlan, rec rewindUndo) error {
+func (en *History) recordUndo(ctx context.Context, plan *RewindPlan, rec *rewindUndo) error {
 	oldUndo, _, err := en.Repo.ResolveRef(ctx, en.undoRef())
 	if err != nil {
 		return err
@@ -265,13 +292,9 @@ func (en *History) recordUndo(ctx context.Context, plan *RewindPlan, rec rewindU
 			updates = append(updates, gitexec.RefUpdate{Name: gitexec.BranchRef(plan.shadow), New: plan.shadowTo, Old: tip})
 		}
 	}
-	data, err := json.MarshalIndent(rec, "", "  ")
+	tmp, err := en.writeUndoTemp(*rec)
 	if err != nil {
-		return fmt.Errorf("encode undo record: %w", err)
-	}
-	tmp := en.undoPath() + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return fmt.Errorf("write undo record: %w", err)
+		return err
 	}
 	if err := en.Repo.UpdateRefs(ctx, updates); err != nil {
 		os.Remove(tmp)
@@ -281,6 +304,32 @@ func (en *History) recordUndo(ctx context.Context, plan *RewindPlan, rec rewindU
 		return err
 	}
 	if err := os.Rename(tmp, en.undoPath()); err != nil {
+		return fmt.Errorf("write undo record: %w", err)
+	}
+	return nil
+}
+
+// writeUndoTemp writes the record next to its place and returns the temporary file's name.
+func (en *History) writeUndoTemp(rec rewindUndo) (string, error) {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encode undo record: %w", err)
+	}
+	tmp := en.undoPath() + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return "", fmt.Errorf("write undo record: %w", err)
+	}
+	return tmp, nil
+}
+
+// writeUndoRecord replaces the undo record.
+func (en *History) writeUndoRecord(rec rewindUndo) error {
+	tmp, err := en.writeUndoTemp(rec)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, en.undoPath()); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("write undo record: %w", err)
 	}
 	return nil
