@@ -397,6 +397,15 @@ type Rewound struct {
 	// Reset: the branch was reset to an auto-commit (or back, undoing that), and the transcript
 	// written is the one its checkpoints recorded, every line of it.
 	Reset bool `json:"reset,omitempty"`
+	// Positions, undoing a rewind, are where the session's transcript was condensed and its
+	// usage counted before that rewind, put back as they were (nil: worked out from Transcript).
+	Positions *RewoundPositions `json:"positions,omitempty"`
+}
+
+// RewoundPositions are a session's condensed and usage positions in its transcript.
+type RewoundPositions struct {
+	Condensed Transcript `json:"condensed"`
+	Usage     Transcript `json:"usage"`
 }
 
 // EventType implements Payload.

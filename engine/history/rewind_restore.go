@@ -36,14 +36,17 @@ type RewindPlan struct {
 	Transcripts []RewindTranscript
 	Resume      []ResumeLine // how to continue the sessions, the most recent first
 
-	session  string          // the session the saved state is filed under
-	source   string          // the tree-ish files come from
-	head     gitexec.OID     // HEAD when planned
-	newHead  gitexec.OID     // HEAD afterwards, when the rewind moves it
-	index    string          // the tree the index becomes (undoing a reset)
-	shadow   string          // the shadow branch the rewind moves
-	shadowTo gitexec.OID     // where it moves it ("": nowhere)
-	rewound  []sessionRewind // the sessions whose state the rewind changes, the point's first
+	session  string      // the session the saved state is filed under
+	source   string      // the tree-ish files come from
+	head     gitexec.OID // HEAD when planned
+	newHead  gitexec.OID // HEAD afterwards, when the rewind moves it
+	index    string      // the tree the index becomes (undoing a reset)
+	shadow   string      // the shadow branch the rewind moves
+	shadowTo gitexec.OID // where it moves it ("": nowhere)
+	// dropShadow: the rewind deletes the shadow branch (a reset away from its base, no other
+	// session's checkpoints on it); undo puts it back.
+	dropShadow bool
+	rewound    []sessionRewind // the sessions whose state the rewind changes, the point's first
 }
 
 // ResumeLine is the command that continues a session, with its first prompt ("" unknown).
@@ -140,10 +143,16 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 		return plan, nil
 	case RewindReset:
 		plan.source, plan.newHead = p.ID, gitexec.OID(p.ID)
+		// Each session whose transcript is cut back to the commit's checkpoint is told, so
+		// that its next checkpoint's transcript begins inside the file (reset: everything up
+		// to the commit is committed, no checkpoint or file stays the session's work).
 		if p.AutoCommit {
-			// The session's transcript is cut back to the commit's: its state is told, so that
-			// its next checkpoint's transcript begins inside the file (reset: no work left).
 			plan.rewound = []sessionRewind{{id: p.SessionID, reset: true}}
+		}
+		if !p.AutoCommit {
+			if err := en.planResetSessions(plan); err != nil {
+				return nil, err
+			}
 		}
 		return plan, en.planFiles(ctx, plan, hardReset, nil, known)
 	}

@@ -33,7 +33,9 @@ type sessionRewind struct {
 	commit string   // the session's latest checkpoint afterwards ("" when the rewind removed all)
 	files  []string // its files afterwards; for a rewind, worked out from the point when applied
 	undo   bool
-	reset  bool // the branch reset to an auto-commit: no checkpoint or file stays the session's
+	reset  bool // the branch reset to a commit: no checkpoint or file stays the session's
+	// positions, undoing, are the session's transcript positions before the rewind (nil: not recorded).
+	positions *events.RewoundPositions
 }
 
 // undoSession is a session's state that a rewind replaced, kept in the undo record.
@@ -41,6 +43,9 @@ type undoSession struct {
 	SessionID        string   `json:"session_id,omitempty"` // "" for the rewind's own session
 	LastShadowCommit string   `json:"last_shadow_commit"`
 	FilesTouched     []string `json:"files_touched,omitempty"`
+	// Positions are where its transcript was condensed and its usage counted (absent in
+	// records written before 2026-11-27).
+	Positions *events.RewoundPositions `json:"positions,omitempty"`
 }
 
 // rewoundSession is an opened session a rewind changes, and how.
@@ -135,7 +140,8 @@ func closeRewound(en *History, rs []rewoundSession) {
 func undoSessions(plan *RewindPlan, rs []rewoundSession) (own *undoSession, others []undoSession) {
 	for _, r := range rs {
 		s := r.sess.State
-		u := undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: append([]string(nil), s.FilesTouched...)}
+		u := undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: append([]string(nil), s.FilesTouched...),
+			Positions: &events.RewoundPositions{Condensed: s.Condensed(), Usage: s.Recorder.UsageFrom()}}
 		if r.r.id == plan.session {
 			own = &u
 			continue
@@ -190,7 +196,7 @@ func (en *History) pointFiles(ctx context.Context, plan *RewindPlan) ([]string, 
 // session whose transcript the rewind wrote, where that transcript ends.
 func (en *History) rewoundEvent(s session.State, r sessionRewind, plan *RewindPlan, changed []string) events.Rewound {
 	ev := events.Rewound{Branch: plan.shadow, Commit: r.commit, BaseCommit: string(cmp.Or(plan.newHead, plan.head)), Files: r.files,
-		Undo: r.undo, Reset: r.reset}
+		Undo: r.undo, Reset: r.reset, Positions: r.positions}
 	if !r.undo && !r.reset {
 		ev.Files = session.Intersect(s.FilesTouched, changed)
 	}
@@ -204,4 +210,32 @@ func (en *History) rewoundEvent(s session.State, r sessionRewind, plan *RewindPl
 		ev.Prompts = sc.Prompts
 	}
 	return ev
+}
+
+// planResetSessions tells each session whose transcript a --reset to a committed checkpoint
+// cuts back that everything up to the commit is committed: its next checkpoint's transcript
+// begins where the restored one ends, and the files and checkpoints of its turns after the
+// commit, rewound away, are no longer its work. HEAD's shadow branch, which holds those turns,
+// is deleted when no other session of this work tree builds on it.
+func (en *History) planResetSessions(plan *RewindPlan) error {
+	reset := map[string]bool{}
+	for _, t := range plan.Transcripts {
+		if !t.Remove && t.Data != nil && !reset[t.SessionID] {
+			reset[t.SessionID] = true
+			plan.rewound = append(plan.rewound, sessionRewind{id: t.SessionID, reset: true})
+		}
+	}
+	if len(reset) == 0 {
+		return nil
+	}
+	others, err := en.Store.ListWhere(func(b session.Brief) bool {
+		return !reset[b.SessionID] && b.WorktreePath == en.Repo.TopLevel && b.BaseCommit == string(plan.head)
+	})
+	if err != nil {
+		return err
+	}
+	if len(others) == 0 {
+		plan.shadow, plan.dropShadow = session.ShadowBranch(string(plan.head), en.Repo.WorktreeID()), true
+	}
+	return nil
 }

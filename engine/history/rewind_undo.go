@@ -114,13 +114,15 @@ func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 			known = append(known, string(tip))
 		}
 		plan.shadow, plan.shadowTo = rec.ShadowBranch, gitexec.OID(rec.ShadowTip)
+		plan.dropShadow = rec.ShadowTip == "" // the rewind made it: undone, it goes again
 	}
 	if rec.Session != nil {
 		plan.rewound = append(plan.rewound, sessionRewind{id: rec.SessionID, commit: rec.Session.LastShadowCommit, files: rec.Session.FilesTouched,
-			undo: true, reset: rec.Kind == RewindReset})
+			undo: true, reset: rec.Kind == RewindReset, positions: rec.Session.Positions})
 	}
 	for _, u := range rec.OtherSessions {
-		plan.rewound = append(plan.rewound, sessionRewind{id: u.SessionID, commit: u.LastShadowCommit, files: u.FilesTouched, undo: true})
+		plan.rewound = append(plan.rewound, sessionRewind{id: u.SessionID, commit: u.LastShadowCommit, files: u.FilesTouched, undo: true,
+			reset: rec.Kind == RewindReset, positions: u.Positions})
 	}
 	if rec.Kind == RewindReset {
 		plan.newHead, plan.index = gitexec.OID(rec.Head), rec.Index
@@ -288,7 +290,10 @@ func (en *History) recordUndo(ctx context.Context, plan *RewindPlan, rec *rewind
 			return err
 		}
 		rec.ShadowTip = string(tip)
-		if plan.shadowTo != "" && plan.shadowTo != tip {
+		switch {
+		case plan.dropShadow && tip != "":
+			updates = append(updates, gitexec.RefUpdate{Name: gitexec.BranchRef(plan.shadow), Old: tip})
+		case plan.shadowTo != "" && plan.shadowTo != tip:
 			updates = append(updates, gitexec.RefUpdate{Name: gitexec.BranchRef(plan.shadow), New: plan.shadowTo, Old: tip})
 		}
 	}

@@ -12,6 +12,11 @@ func (s *State) rewound(d events.Rewound) {
 	}
 	s.Recorder.LastShadowCommit = d.Commit
 	s.FilesTouched = MergeSorted(nil, d.Files)
+	if p := d.Positions; p != nil {
+		// An undo: the positions the rewind changed go back as they were.
+		s.Recorder.CondensedOffset, s.CheckpointTranscriptStart = p.Condensed.Offset, p.Condensed.Lines
+		s.Recorder.UsageOffset, s.Recorder.UsageLines = p.Usage.Offset, p.Usage.Lines
+	}
 	if d.Transcript.Path == "" || d.Transcript.Path != s.TranscriptPath {
 		return
 	}
@@ -19,6 +24,9 @@ func (s *State) rewound(d events.Rewound) {
 	s.Recorder.Prompts, s.Recorder.PromptsOmitted = cloneStrings(d.Prompts), 0
 	if n := len(d.Prompts); n > 0 {
 		s.Recorder.TurnPrompt = d.Prompts[n-1]
+	}
+	if d.Positions != nil {
+		return
 	}
 	if d.Reset {
 		// The branch went to (or back from) an auto-commit: the transcript is the one its
