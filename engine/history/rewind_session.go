@@ -34,6 +34,8 @@ type sessionRewind struct {
 	files  []string // its files afterwards; for a rewind, worked out from the point when applied
 	undo   bool
 	reset  bool // the branch reset to a commit: no checkpoint or file stays the session's
+	// logsOnly: only the transcript was written; the session keeps its checkpoint and files.
+	logsOnly bool
 	// positions, undoing, are the session's transcript positions before the rewind (nil: not recorded).
 	positions *events.RewoundPositions
 }
@@ -160,7 +162,7 @@ func (en *History) recordRewound(ctx context.Context, rs []rewoundSession, plan 
 	}
 	var changed []string
 	var err error
-	if slices.ContainsFunc(rs, func(r rewoundSession) bool { return !r.r.undo && !r.r.reset }) {
+	if slices.ContainsFunc(rs, func(r rewoundSession) bool { return !r.r.undo && !r.r.reset && !r.r.logsOnly }) {
 		changed, err = en.pointFiles(ctx, plan)
 	}
 	for _, r := range rs {
@@ -197,7 +199,10 @@ func (en *History) pointFiles(ctx context.Context, plan *RewindPlan) ([]string, 
 func (en *History) rewoundEvent(s session.State, r sessionRewind, plan *RewindPlan, changed []string) events.Rewound {
 	ev := events.Rewound{Branch: plan.shadow, Commit: r.commit, BaseCommit: string(cmp.Or(plan.newHead, plan.head)), Files: r.files,
 		Undo: r.undo, Reset: r.reset, Positions: r.positions}
-	if !r.undo && !r.reset {
+	switch {
+	case r.logsOnly:
+		ev.Commit, ev.Files = s.Recorder.LastShadowCommit, s.FilesTouched
+	case !r.undo && !r.reset:
 		ev.Files = session.Intersect(s.FilesTouched, changed)
 	}
 	for _, t := range plan.Transcripts {

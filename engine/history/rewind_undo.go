@@ -102,6 +102,14 @@ func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 	if len(plan.Resume) == 0 && rec.SessionID != "unknown" {
 		plan.Resume = append(plan.Resume, ResumeLine{Command: resumeCommand("", rec.SessionID)})
 	}
+	if rec.Session != nil {
+		plan.rewound = append(plan.rewound, sessionRewind{id: rec.SessionID, commit: rec.Session.LastShadowCommit, files: rec.Session.FilesTouched,
+			undo: true, reset: rec.Kind == RewindReset, positions: rec.Session.Positions})
+	}
+	for _, u := range rec.OtherSessions {
+		plan.rewound = append(plan.rewound, sessionRewind{id: u.SessionID, commit: u.LastShadowCommit, files: u.FilesTouched, undo: true,
+			reset: rec.Kind == RewindReset, positions: u.Positions})
+	}
 	if rec.Kind == RewindLogsOnly {
 		return plan, nil
 	}
@@ -115,14 +123,6 @@ func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 		}
 		plan.shadow, plan.shadowTo = rec.ShadowBranch, gitexec.OID(rec.ShadowTip)
 		plan.dropShadow = rec.ShadowTip == "" // the rewind made it: undone, it goes again
-	}
-	if rec.Session != nil {
-		plan.rewound = append(plan.rewound, sessionRewind{id: rec.SessionID, commit: rec.Session.LastShadowCommit, files: rec.Session.FilesTouched,
-			undo: true, reset: rec.Kind == RewindReset, positions: rec.Session.Positions})
-	}
-	for _, u := range rec.OtherSessions {
-		plan.rewound = append(plan.rewound, sessionRewind{id: u.SessionID, commit: u.LastShadowCommit, files: u.FilesTouched, undo: true,
-			reset: rec.Kind == RewindReset, positions: u.Positions})
 	}
 	if rec.Kind == RewindReset {
 		plan.newHead, plan.index = gitexec.OID(rec.Head), rec.Index
