@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/entirerec/entire/engine"
@@ -35,6 +36,12 @@ type RewindPlan struct {
 	Discard     []string // files whose current content no commit or checkpoint holds: the user's own edits
 	Transcripts []RewindTranscript
 	Resume      []ResumeLine // how to continue the sessions, the most recent first
+
+	// indexPaths are the paths whose index entries the rewind changes: a rewind unstages
+	// what the user staged of the files it writes or deletes (their staged content is the
+	// state rewound away); an undo puts the entries in indexEntries back.
+	indexPaths   []string
+	indexEntries *string
 
 	session  string      // the session the saved state is filed under
 	source   string      // the tree-ish files come from
@@ -284,7 +291,9 @@ func (en *History) planFiles(ctx context.Context, plan *RewindPlan, pol filePoli
 		seen[d.Path] = true
 		switch {
 		case d.Status == 'A':
-			if pol != keepUntracked && en.isFile(d.Path) {
+			// A file the point lacks: one it had deleted, or one staged since. Only a file
+			// that was untracked when the sessions started stays (spec §10).
+			if en.isFile(d.Path) && (pol != keepUntracked || !keep[d.Path]) {
 				plan.Delete = append(plan.Delete, d.Path)
 			}
 		case d.Status == 'D' && en.isFile(d.Path):
@@ -314,7 +323,75 @@ func (en *History) planFiles(ctx context.Context, plan *RewindPlan, pol filePoli
 	}
 	sort.Strings(plan.Write)
 	sort.Strings(plan.Delete)
-	return en.planDiscard(ctx, plan, want, known)
+	if err := en.planDiscard(ctx, plan, want, known); err != nil {
+		return err
+	}
+	if pol == keepUntracked {
+		return en.planUnstage(ctx, plan, want, known)
+	}
+	return nil
+}
+
+// planUnstage lists the files the rewind writes or deletes whose staged content differs from
+// the point's: their index entries go back to HEAD's, so that a commit after the rewind does
+// not bring back what it took away. Staged content that no history holds and the work tree
+// does not have either is the user's own, and counts as discarded.
+func (en *History) planUnstage(ctx context.Context, plan *RewindPlan, want map[string]gitexec.TreeFile, known []string) error {
+	touched := map[string]bool{}
+	for _, p := range append(append([]string(nil), plan.Write...), plan.Delete...) {
+		touched[p] = true
+	}
+	if len(touched) == 0 {
+		return nil
+	}
+	staged, err := en.Repo.StagedChanges(ctx)
+	if err != nil {
+		return err
+	}
+	blobs := map[string]gitexec.OID{}
+	var paths []string
+	for _, d := range staged {
+		if !touched[d.Path] || (d.NewOID == want[d.Path].OID && d.NewMode == want[d.Path].Mode) {
+			continue
+		}
+		plan.indexPaths = append(plan.indexPaths, d.Path)
+		if d.Status != 'D' && !slices.Contains(plan.Discard, d.Path) {
+			blobs[d.Path] = d.NewOID
+			paths = append(paths, d.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	versions, err := en.Repo.LogRaw(ctx, known, paths)
+	if err != nil {
+		return err
+	}
+	recorded := map[string]bool{}
+	for _, v := range versions {
+		recorded[v.Path+"\x00"+string(v.NewOID)] = true
+	}
+	var present []string
+	for _, p := range paths {
+		if en.isFile(p) {
+			present = append(present, p)
+		}
+	}
+	oids, err := en.Repo.HashFiles(ctx, present)
+	if err != nil {
+		return err
+	}
+	cur := map[string]gitexec.OID{}
+	for i, p := range present {
+		cur[p] = oids[i]
+	}
+	for _, p := range paths {
+		if !recorded[p+"\x00"+string(blobs[p])] && cur[p] != blobs[p] {
+			plan.Discard = append(plan.Discard, p)
+		}
+	}
+	sort.Strings(plan.Discard)
+	return nil
 }
 
 // planUntracked writes the untracked files in check that differ from the tree, and deletes

@@ -36,6 +36,8 @@ type rewindUndo struct {
 	ShadowBranch  string           `json:"shadow_branch,omitempty"`
 	ShadowTip     string           `json:"shadow_tip,omitempty"` // that branch before the rewind moved it
 	Transcripts   []undoTranscript `json:"transcripts,omitempty"`
+	IndexPaths    []string         `json:"index_paths,omitempty"`    // the paths whose index entries the rewind changed
+	IndexEntries  string           `json:"index_entries,omitempty"`  // their entries before it (git ls-files -s -z), for --undo
 	Session       *undoSession     `json:"session_state,omitempty"`  // the session's state before
 	OtherSessions []undoSession    `json:"other_sessions,omitempty"` // other sessions the rewind changed, before
 	// InProgress: the rewind had not finished (it failed or was killed half way), so the work
@@ -113,6 +115,9 @@ func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 	if rec.Kind == RewindLogsOnly {
 		return plan, nil
 	}
+	if len(rec.IndexPaths) > 0 {
+		plan.indexPaths, plan.indexEntries = rec.IndexPaths, &rec.IndexEntries
+	}
 	plan.source = rec.Snapshot
 	known := []string{string(head), rec.Snapshot}
 	if rec.ShadowBranch != "" {
@@ -186,6 +191,13 @@ func (en *History) applyPlan(ctx context.Context, plan *RewindPlan) error {
 	if err := en.Repo.CheckoutFiles(ctx, plan.source, plan.Write); err != nil {
 		return err
 	}
+	if plan.indexEntries != nil {
+		if err := en.Repo.RestoreIndexEntries(ctx, plan.indexPaths, []byte(*plan.indexEntries)); err != nil {
+			return err
+		}
+	} else if err := en.Repo.ResetPaths(ctx, plan.head, plan.indexPaths); err != nil {
+		return err
+	}
 	return en.writeTranscripts(plan)
 }
 
@@ -227,6 +239,13 @@ func (en *History) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewi
 	}
 	if rec.SessionID == "" {
 		rec.SessionID = "unknown"
+	}
+	if len(plan.indexPaths) > 0 {
+		entries, err := en.Repo.IndexEntries(ctx, plan.indexPaths)
+		if err != nil {
+			return rec, err
+		}
+		rec.IndexPaths, rec.IndexEntries = plan.indexPaths, string(entries)
 	}
 	st, err := en.Repo.Status(ctx)
 	if err != nil {
