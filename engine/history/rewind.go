@@ -66,6 +66,10 @@ type RewindPoint struct {
 	// it (files and transcripts), so it is a full point, not a logs-only one.
 	AutoCommit bool
 
+	// branchBase is the base of Branch when that is not HEAD's: the user committed since and
+	// the session's branch follows HEAD only at its next hook.
+	branchBase string
+
 	// squashed are the checkpoints of the commit's earlier trailers, oldest first, when it is a
 	// squash of linked commits: CheckpointID is the newest; each of them finds the point too.
 	squashed []string
@@ -110,9 +114,42 @@ func (en *History) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
 	return out, nil
 }
 
-// temporaryPoints are the checkpoint commits on the shadow branch of HEAD in this work tree.
+// temporaryPoints are the checkpoint commits on the shadow branch of HEAD in this work tree,
+// and on the branches of this work tree's sessions whose base HEAD has moved on from (the
+// user committed without a link: each session renames its branch for HEAD at its next hook,
+// and until then its checkpoints are still its rewind points).
 func (en *History) temporaryPoints(ctx context.Context, head gitexec.OID) ([]RewindPoint, error) {
-	branch := session.ShadowBranch(string(head), en.Repo.WorktreeID())
+	out, err := en.temporaryPointsOn(ctx, session.ShadowBranch(string(head), en.Repo.WorktreeID()), "")
+	if err != nil {
+		return nil, err
+	}
+	states, err := en.Store.ListWhere(func(b session.Brief) bool {
+		return b.WorktreePath == en.Repo.TopLevel && b.HasWork && b.BaseCommit != "" && b.BaseCommit != string(head)
+	})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, s := range states {
+		if s.Recorder.LastShadowCommit == "" || seen[s.BaseCommit] {
+			continue
+		}
+		seen[s.BaseCommit] = true
+		if ok, err := en.Repo.IsAncestor(ctx, gitexec.OID(s.BaseCommit), head); err != nil || !ok {
+			continue // not a base HEAD moved on from (or gone): not this work tree's line
+		}
+		more, err := en.temporaryPointsOn(ctx, session.ShadowBranch(s.BaseCommit, en.Repo.WorktreeID()), s.BaseCommit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+// temporaryPointsOn are the checkpoint commits on a shadow branch of this work tree whose base
+// is base ("": HEAD).
+func (en *History) temporaryPointsOn(ctx context.Context, branch, base string) ([]RewindPoint, error) {
 	tcs, err := checkpoint.ListTemporaryOn(ctx, en.Repo, branch)
 	if err != nil {
 		return nil, err
@@ -129,7 +166,7 @@ func (en *History) temporaryPoints(ctx context.Context, head gitexec.OID) ([]Rew
 		}
 		p := RewindPoint{
 			ID: string(tc.Commit), Message: tc.Subject, MetadataDir: tc.MetadataDir, Date: tc.Date,
-			IsTaskCheckpoint: tc.IsTask, SessionID: tc.SessionID, Agent: agent, Branch: branch,
+			IsTaskCheckpoint: tc.IsTask, SessionID: tc.SessionID, Agent: agent, Branch: branch, branchBase: base,
 		}
 		if tc.IsTask {
 			p.ToolUseID = path.Base(tc.MetadataDir)

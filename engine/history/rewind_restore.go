@@ -37,6 +37,10 @@ type RewindPlan struct {
 	Transcripts []RewindTranscript
 	Resume      []ResumeLine // how to continue the sessions, the most recent first
 
+	// shadowBase is the base of the shadow branch the rewind moves when that is not HEAD (the
+	// sessions on it keep that base, and follow HEAD at their next hook as before).
+	shadowBase string
+
 	// indexPaths are the paths whose index entries the rewind changes: a rewind unstages
 	// what the user staged of the files it writes or deletes (their staged content is the
 	// state rewound away); an undo puts the entries in indexEntries back.
@@ -124,6 +128,13 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 		return nil, err
 	}
 	known := []string{string(head), p.ID}
+	if p.branchBase != "" { // the branch of a base HEAD moved on from: its later checkpoints
+		if tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(p.Branch)); err != nil {
+			return nil, err
+		} else if ok {
+			known = append(known, string(tip))
+		}
+	}
 	if tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(session.ShadowBranch(string(head), en.Repo.WorktreeID()))); err != nil {
 		return nil, err
 	} else if ok {
@@ -131,7 +142,7 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 	}
 	switch kind {
 	case RewindFiles:
-		plan.shadow, plan.shadowTo = p.Branch, gitexec.OID(p.ID)
+		plan.shadow, plan.shadowTo, plan.shadowBase = p.Branch, gitexec.OID(p.ID), p.branchBase
 		if plan.source, err = en.pointTree(ctx, p, head); err != nil {
 			return nil, err
 		}

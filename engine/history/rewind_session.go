@@ -32,6 +32,7 @@ type sessionRewind struct {
 	id     string
 	commit string   // the session's latest checkpoint afterwards ("" when the rewind removed all)
 	files  []string // its files afterwards; for a rewind, worked out from the point when applied
+	base   string   // its base afterwards, undoing ("": the HEAD the rewind leaves)
 	undo   bool
 	reset  bool // the branch reset to a commit: no checkpoint or file stays the session's
 	// logsOnly: only the transcript was written; the session keeps its checkpoint and files.
@@ -45,6 +46,7 @@ type undoSession struct {
 	SessionID        string   `json:"session_id,omitempty"` // "" for the rewind's own session
 	LastShadowCommit string   `json:"last_shadow_commit"`
 	FilesTouched     []string `json:"files_touched,omitempty"`
+	BaseCommit       string   `json:"base_commit,omitempty"` // its base (absent in records before 2026-11-27)
 	// Positions are where its transcript was condensed and its usage counted (absent in
 	// records written before 2026-11-27).
 	Positions *events.RewoundPositions `json:"positions,omitempty"`
@@ -77,7 +79,7 @@ func (en *History) otherRewinds(ctx context.Context, plan *RewindPlan, p RewindP
 		changed[f] = true
 	}
 	states, err := en.Store.ListWhere(func(b session.Brief) bool {
-		return b.SessionID != p.SessionID && b.WorktreePath == en.Repo.TopLevel && b.BaseCommit == string(plan.head)
+		return b.SessionID != p.SessionID && b.WorktreePath == en.Repo.TopLevel && b.BaseCommit == cmp.Or(plan.shadowBase, string(plan.head))
 	})
 	if err != nil {
 		return nil, err
@@ -142,7 +144,7 @@ func closeRewound(en *History, rs []rewoundSession) {
 func undoSessions(plan *RewindPlan, rs []rewoundSession) (own *undoSession, others []undoSession) {
 	for _, r := range rs {
 		s := r.sess.State
-		u := undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: append([]string(nil), s.FilesTouched...),
+		u := undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: append([]string(nil), s.FilesTouched...), BaseCommit: s.BaseCommit,
 			Positions: &events.RewoundPositions{Condensed: s.Condensed(), Usage: s.Recorder.UsageFrom()}}
 		if r.r.id == plan.session {
 			own = &u
@@ -197,7 +199,7 @@ func (en *History) pointFiles(ctx context.Context, plan *RewindPlan) ([]string, 
 // its files that the checkpoint changes against HEAD), the HEAD the rewind left and, for the
 // session whose transcript the rewind wrote, where that transcript ends.
 func (en *History) rewoundEvent(s session.State, r sessionRewind, plan *RewindPlan, changed []string) events.Rewound {
-	ev := events.Rewound{Branch: plan.shadow, Commit: r.commit, BaseCommit: string(cmp.Or(plan.newHead, plan.head)), Files: r.files,
+	ev := events.Rewound{Branch: plan.shadow, Commit: r.commit, BaseCommit: cmp.Or(r.base, string(plan.newHead), plan.shadowBase, string(plan.head)), Files: r.files,
 		Undo: r.undo, Reset: r.reset, Positions: r.positions}
 	switch {
 	case r.logsOnly:

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -106,11 +107,11 @@ func (en *History) PlanUndo(ctx context.Context) (*RewindPlan, error) {
 	}
 	if rec.Session != nil {
 		plan.rewound = append(plan.rewound, sessionRewind{id: rec.SessionID, commit: rec.Session.LastShadowCommit, files: rec.Session.FilesTouched,
-			undo: true, reset: rec.Kind == RewindReset, positions: rec.Session.Positions})
+			undo: true, reset: rec.Kind == RewindReset, positions: rec.Session.Positions, base: rec.Session.BaseCommit})
 	}
 	for _, u := range rec.OtherSessions {
 		plan.rewound = append(plan.rewound, sessionRewind{id: u.SessionID, commit: u.LastShadowCommit, files: u.FilesTouched, undo: true,
-			reset: rec.Kind == RewindReset, positions: u.Positions})
+			reset: rec.Kind == RewindReset, positions: u.Positions, base: u.BaseCommit})
 	}
 	if rec.Kind == RewindLogsOnly {
 		return plan, nil
@@ -278,7 +279,7 @@ func (en *History) saveBeforeRewind(ctx context.Context, plan *RewindPlan) (rewi
 		return rec, fmt.Errorf("build the saved state: %w", err)
 	}
 	var parents []gitexec.OID
-	if tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(session.ShadowBranch(string(head), en.Repo.WorktreeID()))); err != nil {
+	if tip, ok, err := en.Repo.ResolveRef(ctx, gitexec.BranchRef(cmp.Or(plan.shadow, session.ShadowBranch(string(head), en.Repo.WorktreeID())))); err != nil {
 		return rec, err
 	} else if ok {
 		parents = []gitexec.OID{tip}
