@@ -555,14 +555,17 @@ func (st Store) Peek(id string) (State, error) {
 }
 
 // List returns the states of every session, skipping unreadable ones.
-func (st Store) List() ([]State, error) {
+func (st Store) List() ([]State, error) { return st.listWith(st.Peek) }
+
+// listWith reads every session's state with read, skipping unreadable ones.
+func (st Store) listWith(read func(id string) (State, error)) ([]State, error) {
 	ids, err := st.IDs()
 	if err != nil {
 		return nil, err
 	}
 	var out []State
 	for _, id := range ids {
-		s, err := st.Peek(id)
+		s, err := read(id)
 		if err != nil || !s.Exists() {
 			continue
 		}
@@ -575,21 +578,7 @@ func (st Store) List() ([]State, error) {
 // journal's lock (and its snapshot brought up to date), so what a hook did before this call,
 // a shadow branch it wrote and the move of its session there, is seen whole. A state file
 // without a journal, or a journal that cannot be opened, is read as List reads it.
-func (st Store) ListSettled() ([]State, error) {
-	ids, err := st.IDs()
-	if err != nil {
-		return nil, err
-	}
-	var out []State
-	for _, id := range ids {
-		s, err := st.settled(id)
-		if err != nil || !s.Exists() {
-			continue
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
+func (st Store) ListSettled() ([]State, error) { return st.listWith(st.settled) }
 
 func (st Store) settled(id string) (State, error) {
 	if _, err := os.Stat(st.JournalPath(id)); err != nil {
