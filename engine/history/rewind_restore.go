@@ -374,13 +374,9 @@ func (en *History) planUnstage(ctx context.Context, plan *RewindPlan, want map[s
 	if len(paths) == 0 {
 		return nil
 	}
-	versions, err := en.Repo.LogRaw(ctx, known, paths)
+	recorded, err := en.recordedVersions(ctx, known, paths)
 	if err != nil {
 		return err
-	}
-	recorded := map[string]bool{}
-	for _, v := range versions {
-		recorded[v.Path+"\x00"+string(v.NewOID)] = true
 	}
 	var present []string
 	for _, p := range paths {
@@ -454,13 +450,9 @@ func (en *History) planDiscard(ctx context.Context, plan *RewindPlan, want map[s
 	if err != nil {
 		return err
 	}
-	versions, err := en.Repo.LogRaw(ctx, known, present)
+	recorded, err := en.recordedVersions(ctx, known, present)
 	if err != nil {
 		return err
-	}
-	recorded := map[string]bool{}
-	for _, v := range versions {
-		recorded[v.Path+"\x00"+string(v.NewOID)] = true
 	}
 	for i, p := range present {
 		if cur[i] != want[p].OID && !recorded[p+"\x00"+string(cur[i])] {
@@ -475,4 +467,18 @@ func (en *History) planDiscard(ctx context.Context, plan *RewindPlan, want map[s
 func (en *History) isFile(p string) bool {
 	_, ok := engine.FileMode(en.Repo.TopLevel, p)
 	return ok
+}
+
+// recordedVersions are the versions of paths the commits known reach hold, as "<path>\x00<blob>"
+// keys: content one of them recorded is not the user's unrecorded work.
+func (en *History) recordedVersions(ctx context.Context, known []string, paths []string) (map[string]bool, error) {
+	versions, err := en.Repo.LogRaw(ctx, known, paths)
+	if err != nil {
+		return nil, err
+	}
+	recorded := map[string]bool{}
+	for _, v := range versions {
+		recorded[v.Path+"\x00"+string(v.NewOID)] = true
+	}
+	return recorded, nil
 }
