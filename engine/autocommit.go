@@ -54,14 +54,17 @@ func (en *Engine) autoCommitOnce(ctx context.Context, f session.AutoCommit) ([]e
 		return nil, err
 	}
 	done := events.AutoCommitted{CheckpointID: f.CheckpointID, Branch: branch, Files: f.Files, ToolUseID: f.ToolUseID}
-	if msg, err := en.Repo.CommitMessage(ctx, string(head)); err == nil && slices.Contains(checkpoint.CheckpointTrailers(msg), f.CheckpointID) {
-		parents, _ := en.Repo.CommitParents(ctx, string(head))
-		done.Commit = string(head)
+	if made := en.madeAutoCommit(ctx, head, f.CheckpointID); made != "" {
+		parents, _ := en.Repo.CommitParents(ctx, string(made))
+		done.Commit = string(made)
 		if len(parents) > 0 {
 			done.Parent = string(parents[0])
-			if done.Files, err = en.committedFiles(ctx, parents[0], head, f.Files); err != nil {
+			if done.Files, err = en.committedFiles(ctx, parents[0], made, f.Files); err != nil {
 				return nil, err
 			}
+		}
+		if made != head {
+			return []events.Event{en.Event(done)}, nil // commits on top own the index now
 		}
 		return []events.Event{en.Event(done)}, en.syncIndex(ctx, head, f.Files)
 	}
@@ -104,12 +107,38 @@ func (en *Engine) autoCommitOnce(ctx context.Context, f session.AutoCommit) ([]e
 		return nil, fmt.Errorf("auto-commit: move %s: %w", ref, err)
 	}
 	en.movedHead = commit
+	crashPoint("autocommit:branch-moved")
 	fmt.Fprintf(en.Stderr, "Committed code changes to active branch (%s)\n", Short(string(commit), 7))
 	done.Commit, done.Parent = string(commit), string(head)
 	if done.Files, err = en.committedFiles(ctx, head, commit, f.Files); err != nil {
 		return nil, err
 	}
 	return []events.Event{en.Event(done)}, nil
+}
+
+// madeAutoCommit is the commit that carries checkpoint id's trailer: HEAD, or, when an
+// earlier hook's work is retried (it may have moved the branch and died before journaling,
+// and the user committed since), one of HEAD's last ten first-parent ancestors; "" when none.
+func (en *Engine) madeAutoCommit(ctx context.Context, head gitexec.OID, id string) gitexec.OID {
+	c := head
+	for range 10 {
+		msg, err := en.Repo.CommitMessage(ctx, string(c))
+		if err != nil {
+			return ""
+		}
+		if slices.Contains(checkpoint.CheckpointTrailers(msg), id) {
+			return c
+		}
+		if !en.retrying {
+			return "" // a first try: only HEAD can hold it (a retry of this hook's own)
+		}
+		parents, err := en.Repo.CommitParents(ctx, string(c))
+		if err != nil || len(parents) == 0 {
+			return ""
+		}
+		c = parents[0]
+	}
+	return ""
 }
 
 // committedFiles are the turn's files that commit changes from parent, which its checkpoint

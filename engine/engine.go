@@ -45,6 +45,8 @@ type Engine struct {
 	// movedHead is the commit an auto-commit of this process moved HEAD to: HeadAtOpen no
 	// longer tells HEAD then.
 	movedHead gitexec.OID
+	// retrying: DrainPending is doing pending work an earlier hook left (killed, or failed).
+	retrying bool
 	// failedCommits are the pending auto-commits that failed in this process: the hook's later
 	// drains leave them (and the commits after them) to the next hook rather than fail again.
 	failedCommits map[string]bool

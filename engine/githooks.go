@@ -701,6 +701,8 @@ func (en *Engine) DrainPending(ctx context.Context) error {
 	if en.unrecordedHead(ctx, ids) {
 		errs = append(errs, en.PostCommit(ctx))
 	}
+	en.retrying = true // work an earlier hook left: it may have been done in part
+	defer func() { en.retrying = false }()
 	for _, peek := range ids {
 		if en.drained[peek.SessionID] {
 			continue // PostCommit just recorded and drained it
