@@ -99,19 +99,27 @@ func raceStart(w *stressWorld, dir, name string, args ...string) (wait func() (s
 	}
 }
 
+// raceWorld is a repository with a session "race-session" and the git wrapper that holds a
+// hook at the step a test arms (raceGit); the logs are printed when the test fails.
+func raceWorld(t *testing.T, purpose string) (string, *stressWorld, *stressAgent, string) {
+	t.Helper()
+	bin, realGit := sessionTools(t, purpose)
+	w, a, repo := sessionWorld(t, bin, realGit, "race-session", 2*time.Minute)
+	t.Cleanup(func() {
+		if t.Failed() {
+			w.dumpLogs()
+		}
+	})
+	raceGit(w, realGit)
+	return bin, w, a, repo
+}
+
 // TestCleanRacesHook: `entire clean --force` runs while a hook of a live session has written
 // the session's new shadow branch (HEAD moved under the session, which follows it) and not yet
 // journaled that the session is on it. Clean must not take that branch for an orphan: the
 // session's checkpoints would be gone.
 func TestCleanRacesHook(t *testing.T) {
-	bin, realGit := sessionTools(t, "plays a session while entire clean runs")
-	w, a, repo := sessionWorld(t, bin, realGit, "race-session", 2*time.Minute)
-	defer func() {
-		if t.Failed() {
-			w.dumpLogs()
-		}
-	}()
-	raceGit(w, realGit)
+	bin, w, a, repo := raceWorld(t, "plays a session while entire clean runs")
 	if err := a.hook("session-start", map[string]any{"source": "startup"}); err != nil {
 		t.Fatal(err)
 	}
@@ -164,14 +172,7 @@ func TestCleanRacesHook(t *testing.T) {
 // a file and its checkpoint. Doctor must leave the session alone; discarding it deleted the
 // turn's checkpoint and the session, and the commit of its work was not linked.
 func TestDoctorRacesHook(t *testing.T) {
-	bin, realGit := sessionTools(t, "plays a session while entire doctor runs")
-	w, a, repo := sessionWorld(t, bin, realGit, "race-session", 2*time.Minute)
-	defer func() {
-		if t.Failed() {
-			w.dumpLogs()
-		}
-	}()
-	raceGit(w, realGit)
+	bin, w, a, repo := raceWorld(t, "plays a session while entire doctor runs")
 	// The session as a state file the reference left: active, last heard of long ago.
 	head := strings.TrimSpace(w.mustGit(repo, "rev-parse", "HEAD"))
 	state := `{"session_id": "race-session", "base_commit": "` + head + `", "worktree_path": "` + repo + `",
