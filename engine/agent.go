@@ -245,6 +245,7 @@ func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		if s.BaseCommit != "" && s.BaseCommit != wt.Head {
 			in.Claimed = session.MergeSorted(in.Claimed, en.unchangedSince(ctx, s.BaseCommit, candidates))
 		}
+		in.Captured = en.captureFiles(ctx, in.CheckpointID, session.AutoCommitFiles(s, in))
 	}
 	return en.Run(ctx, sess, en.Event(in))
 }

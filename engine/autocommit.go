@@ -24,8 +24,8 @@ func (en *Engine) autoStrategy() string {
 }
 
 // autoCommit commits the turn's files on the current branch (the auto-commit strategy). The
-// commit is built from HEAD's tree and the files' worktree content, never from the user's
-// index: what the user staged stays staged and out of it. No git hook runs (the reference's
+// commit is built from HEAD's tree and the files' content as the turn left them (turnChanges),
+// never from the user's index: what the user staged stays staged and out of it. No git hook runs (the reference's
 // rule); the checkpoint its trailer names is written by the condensation the result makes
 // pending. The commit is pending work from the turn's end: a retry (after a crash, or a ref
 // another git process held) finds the commit by its checkpoint ID and does not commit twice.
@@ -68,7 +68,7 @@ func (en *Engine) autoCommitOnce(ctx context.Context, f session.AutoCommit) ([]e
 		}
 		return []events.Event{en.Event(done)}, en.syncIndex(ctx, head, f.Files)
 	}
-	changes, err := en.WorktreeChanges(ctx, f.Files)
+	changes, err := en.turnChanges(ctx, f, head)
 	if err != nil {
 		return nil, err
 	}

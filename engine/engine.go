@@ -50,8 +50,11 @@ type Engine struct {
 	// failedCommits are the pending auto-commits that failed in this process: the hook's later
 	// drains leave them (and the commits after them) to the next hook rather than fail again.
 	failedCommits map[string]bool
-	turn          *turnFacts
-	ahead         *worktreeAhead // WorktreeChanges started before the checkpoint was decided
+	// captured are the auto-commits (by checkpoint ID) whose files this process captured: their
+	// blobs were just written.
+	captured map[string]bool
+	turn     *turnFacts
+	ahead    *worktreeAhead // WorktreeChanges started before the checkpoint was decided
 	// deleted are shadow branches a condensation deleted in its own ref transaction (see
 	// rideAlong), by name, with the tip deleted; DeleteShadow records them without git.
 	deleted map[string]gitexec.OID

@@ -50,7 +50,40 @@ func (en *Engine) WorktreeChanges(ctx context.Context, paths []string) ([]gitexe
 		<-a.done
 		return a.changes, a.err
 	}
+	if a := en.ahead; a != nil && len(paths) > 0 && subset(paths, a.paths) {
+		// Some of the dirty paths hashed ahead (an auto-commit's files): the rest may still
+		// be asked for.
+		<-a.done
+		if a.err != nil {
+			return nil, a.err
+		}
+		want := map[string]bool{}
+		for _, p := range paths {
+			want[p] = true
+		}
+		var out []gitexec.TreeChange
+		for _, c := range a.changes {
+			if want[c.Path] {
+				out = append(out, c)
+			}
+		}
+		return out, nil
+	}
 	return en.worktreeChanges(ctx, paths)
+}
+
+// subset reports whether every element of a is in b.
+func subset(a, b []string) bool {
+	in := make(map[string]bool, len(b))
+	for _, x := range b {
+		in[x] = true
+	}
+	for _, x := range a {
+		if !in[x] {
+			return false
+		}
+	}
+	return true
 }
 
 // worktreeAhead is a WorktreeChanges under way in the background.

@@ -193,6 +193,9 @@ func (en *Engine) recordTask(ctx context.Context, in *events.SubagentEnded, untr
 		if in.CheckpointID, err = checkpoint.NewCheckpointID(); err != nil {
 			return err
 		}
+		if wt.Head != "" {
+			in.Captured = en.captureFiles(ctx, in.CheckpointID, in.Files)
+		}
 	}
 	if _, pos, err := scanPosition(reader(in.Agent), in.Transcript.Path, en.scannedFrom(in.SessionID)); err == nil {
 		in.Transcript = pos

@@ -110,10 +110,24 @@ type TurnEnded struct {
 	// commit so that a retry after a crash finds it.
 	Strategy     string `json:"strategy,omitempty"`
 	CheckpointID string `json:"checkpoint_id,omitempty"`
+	// Captured is the content of the files the turn's commit takes, as the turn left them:
+	// written to the object store before the turn's end is journaled, so that a commit a later
+	// hook makes (a locked branch or index, a crash) holds the turn's work and not what the
+	// user or the next turn wrote since.
+	Captured []FileContent `json:"captured,omitempty"`
 }
 
 // EventType implements Payload.
 func (TurnEnded) EventType() Type { return TypeTurnEnded }
+
+// FileContent is a worktree file as a hook found it: the blob it wrote of its content (in the
+// repository's object store) and its git mode, or Deleted when the file was gone.
+type FileContent struct {
+	Path    string `json:"path"`
+	Mode    string `json:"mode,omitempty"`
+	OID     string `json:"oid,omitempty"`
+	Deleted bool   `json:"deleted,omitempty"`
+}
 
 // StrategyAutoCommit is the strategy that commits each turn's changes on the current branch.
 const StrategyAutoCommit = "auto-commit"
@@ -359,8 +373,10 @@ type SubagentEnded struct {
 	// Todo is the incremental step's tool input (TodoWrite's todos), raw JSON.
 	Todo     []byte `json:"todo,omitempty"`
 	ToolName string `json:"tool_name,omitempty"`
-	// CheckpointID is the ID the subagent's commit carries under the auto-commit strategy.
-	CheckpointID string `json:"checkpoint_id,omitempty"`
+	// CheckpointID is the ID the subagent's commit carries under the auto-commit strategy;
+	// Captured the content of its files then (TurnEnded.Captured).
+	CheckpointID string        `json:"checkpoint_id,omitempty"`
+	Captured     []FileContent `json:"captured,omitempty"`
 }
 
 // EventType implements Payload.

@@ -37,7 +37,7 @@ func (a *AutoSlot) clone() *AutoSlot {
 	c := *a
 	if a.Task != nil {
 		t := *a.Task
-		t.Files, t.Todo = cloneStrings(t.Files), slices.Clone(t.Todo)
+		t.Files, t.Todo, t.Captured = cloneStrings(t.Files), slices.Clone(t.Todo), slices.Clone(t.Captured)
 		c.Task = &t
 	}
 	return &c
@@ -48,7 +48,8 @@ func (a *AutoSlot) clone() *AutoSlot {
 func (s *State) taskSlot(d events.SubagentEnded, at time.Time) *AutoSlot {
 	a := s.turnSlot()
 	a.Task, a.At = &d, at
-	a = a.clone() // the event's lists are not the state's
+	a = a.clone()         // the event's lists are not the state's
+	a.Task.Captured = nil // the commit's (AutoCommit.Content), not the task record's
 	if d.Incremental {
 		s.Recorder.TaskSteps++
 		a.Sequence = s.Recorder.TaskSteps
@@ -70,7 +71,8 @@ func (s *State) subagentEnded(in State, d events.SubagentEnded, at time.Time) {
 	}
 	s.Recorder.Commits = append(withoutCommit(s.Recorder.Commits, d.CheckpointID), AutoCommit{Files: cloneStrings(d.Files),
 		CheckpointID: d.CheckpointID, ToolUseID: d.ToolUseID, SubagentType: d.SubagentType, Description: d.Description,
-		Slot: slot})
+		Slot: slot, Head: d.Worktree.Head, Content: capturedOf(d.Captured, d.Files),
+		Since: owedContent(in.Recorder.Commits, d.Files)})
 }
 
 // owe makes the checkpoint of an auto-commit (or of a subagent on HEAD) pending work.

@@ -105,3 +105,33 @@ func TestAutoCommitTaskCheckpoints(t *testing.T) {
 		t.Errorf("incremental step committed: %+v, steps %d, base %s", c, got.Recorder.TaskSteps, got.BaseCommit)
 	}
 }
+
+// A turn's commit holds its files as the turn left them (the content its end captured), made
+// when it may be: with HEAD at the turn's end, and what the session's commits still owed hold of
+// the same files, which HEAD holds once they are made.
+func TestAutoCommitTurnContent(t *testing.T) {
+	s := fixture(PhaseActive)
+	s.Recorder.Strategy, s.Recorder.DirtyAtTurnStart = events.StrategyAutoCommit, nil
+	owedB := events.FileContent{Path: "b.go", Mode: "100644", OID: "b1"}
+	s.Recorder.Commits = []AutoCommit{
+		{Files: []string{"b.go", "c.go"}, CheckpointID: cpOld, Content: []events.FileContent{owedB, {Path: "c.go", Deleted: true}}},
+	}
+	a := events.FileContent{Path: "a.go", Mode: "100755", OID: "a2"}
+	b := events.FileContent{Path: "b.go", Mode: "100644", OID: "b2"}
+	got := Evolve(s, ev(events.TurnEnded{Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Worktree: events.Worktree{Head: rHead},
+		Edited: []string{"a.go", "b.go"}, Dirty: []string{"a.go", "b.go", "u.go"}, Modified: []string{"a.go", "b.go", "u.go"},
+		Captured: []events.FileContent{a, b, {Path: "u.go", OID: "u1"}}}))
+	if len(got.Recorder.Commits) != 2 {
+		t.Fatalf("commits owed = %+v, want the earlier one and the turn's", got.Recorder.Commits)
+	}
+	c := got.Recorder.Commits[1]
+	if !slices.Equal(c.Files, []string{"a.go", "b.go"}) || c.Head != rHead {
+		t.Errorf("the turn's commit: files %v, head %s", c.Files, c.Head)
+	}
+	if !slices.Equal(c.Content, []events.FileContent{a, b}) {
+		t.Errorf("content = %+v, want the captured a.go and b.go only (u.go is the user's)", c.Content)
+	}
+	if !slices.Equal(c.Since, []events.FileContent{owedB}) {
+		t.Errorf("since = %+v, want what the owed commit holds of b.go", c.Since)
+	}
+}

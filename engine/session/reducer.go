@@ -78,6 +78,14 @@ type AutoCommit struct {
 	Start *events.Transcript `json:"start,omitempty"`
 	// Slot is what else the commit's checkpoint holds.
 	Slot *AutoSlot `json:"slot,omitempty"`
+	// Head is HEAD when the turn ended, and Content its files as the turn left them then
+	// (TurnEnded.Captured), which the commit holds whenever it is made; none in journals of
+	// older recorders, whose commits take the files from the worktree.
+	Head    string               `json:"head,omitempty"`
+	Content []events.FileContent `json:"content,omitempty"`
+	// Since is what the session's commits still owed when the turn ended hold of its files:
+	// once they are made, HEAD holds that, not what Head does, and the turn builds on it.
+	Since []events.FileContent `json:"since,omitempty"`
 }
 
 // WriteTaskCheckpoint snapshots a subagent's work onto the shadow branch (spec §2.4).
@@ -404,14 +412,15 @@ func Evolve(in State, e events.Event) State {
 		if !checkpointDue(in, d) {
 			s.ShouldResetShadowBranch = false
 		}
-		if len(files) > 0 && d.Worktree.Head != "" && d.Strategy == events.StrategyAutoCommit && d.CheckpointID != "" {
+		if files := AutoCommitFiles(in, d); len(files) > 0 {
 			prompt := s.Recorder.TurnPrompt
 			if n := len(d.Prompts); n > 0 {
 				prompt = d.Prompts[n-1]
 			}
 			s.Recorder.Commits = append(withoutCommit(s.Recorder.Commits, d.CheckpointID),
 				AutoCommit{Files: files, CheckpointID: d.CheckpointID, Prompt: prompt, Start: cloneTranscript(s.Recorder.PrePrompt),
-					Slot: s.turnSlot()})
+					Slot: s.turnSlot(), Head: d.Worktree.Head, Content: capturedOf(d.Captured, files),
+					Since: owedContent(in.Recorder.Commits, files)})
 		}
 	case events.SessionStopped:
 		if !s.Exists() {
@@ -619,6 +628,50 @@ func turnFiles(s State, d events.TurnEnded) []string {
 		return agentFiles(d.Edited, d.Dirty, MergeSorted(s.Recorder.DirtyAtTurnStart, others))
 	}
 	return agentFiles(d.Edited, d.Dirty, s.Recorder.DirtyAtTurnStart)
+}
+
+// AutoCommitFiles are the files an auto-commit turn's end commits (turnFiles), none when the
+// turn makes no commit. The turn-end hook asks before journaling the turn, to capture their
+// content (TurnEnded.Captured).
+func AutoCommitFiles(s State, d events.TurnEnded) []string {
+	if d.Worktree.Head == "" || d.Strategy != events.StrategyAutoCommit || d.CheckpointID == "" {
+		return nil
+	}
+	return turnFiles(s, d)
+}
+
+// capturedOf is the captured content of files (a new copy, in files' order).
+func capturedOf(captured []events.FileContent, files []string) []events.FileContent {
+	want := set(files)
+	var out []events.FileContent
+	for _, c := range captured {
+		if want[c.Path] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// owedContent is what the commits owed hold of files: each file's content in the last of them
+// that holds it.
+func owedContent(owed []AutoCommit, files []string) []events.FileContent {
+	want := set(files)
+	at := map[string]int{}
+	var out []events.FileContent
+	for _, c := range owed {
+		for _, f := range c.Content {
+			if !want[f.Path] {
+				continue
+			}
+			if i, ok := at[f.Path]; ok {
+				out[i] = f
+				continue
+			}
+			at[f.Path] = len(out)
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // revertedFiles are the session's files the agent wrote back in the turn: the transcript says

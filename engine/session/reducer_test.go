@@ -182,7 +182,7 @@ func TestDecideInputEvents(t *testing.T) {
 			Dirty:    []string{"e.go", "hand-edited.go", "made-by-shell.go", "theirs.go", "x.go"},
 			Modified: []string{"e.go", "hand-edited.go"}, Claimed: []string{"theirs.go"}},
 			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go", "made-by-shell.go"}, CheckpointID: cpNew, Prompt: "first prompt",
-				Slot: &AutoSlot{Prompt: "first prompt"}}})},
+				Slot: &AutoSlot{Prompt: "first prompt"}, Head: same.Head}})},
 		{"auto-commit turn end, the commit's subject from the turn's last prompt", func(s *State) {
 			noPending(s)
 			s.Recorder.PrePrompt = &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}
@@ -190,10 +190,10 @@ func TestDecideInputEvents(t *testing.T) {
 			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Edited: []string{"e.go"}, Dirty: []string{"e.go"},
 			Prompts: []string{"later prompt"}},
 			every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, Prompt: "later prompt",
-				Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}, Slot: &AutoSlot{Prompt: "first prompt"}}})},
+				Start: &events.Transcript{Path: "/t/old.jsonl", Lines: 2, Offset: 200}, Slot: &AutoSlot{Prompt: "first prompt"}, Head: same.Head}})},
 		{"auto-commit subagent left files", func(s *State) { noPending(s); s.Recorder.Strategy = events.StrategyAutoCommit },
 			subagentLeft, every[[]Effect]([]Effect{AutoCommit{Files: []string{"e.go"}, CheckpointID: cpNew, ToolUseID: "toolu_1",
-				SubagentType: "dev", Description: "d", Slot: &AutoSlot{Prompt: "first prompt", Task: &subagentLeft, At: evTime}}})},
+				SubagentType: "dev", Description: "d", Slot: &AutoSlot{Prompt: "first prompt", Task: &subagentLeft, At: evTime}, Head: same.Head}})},
 		{"auto-commit turn end, only the user's edits", noPending, events.TurnEnded{Worktree: same,
 			Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Dirty: []string{"hand-edited.go"}, Modified: []string{"hand-edited.go"}},
 			every[[]Effect](nil)},
@@ -648,7 +648,7 @@ func TestEvolveDoesNotAliasEventData(t *testing.T) {
 			events.TurnStarted{TurnID: "fedcba987654", DirtyFiles: []string{"y.go"}, UntrackedFiles: []string{"n.txt"},
 				PrePrompt: &events.Transcript{Path: "/t/new.jsonl", Lines: 8}},
 			events.TurnEnded{Strategy: events.StrategyAutoCommit, CheckpointID: cpNew, Worktree: events.Worktree{Head: rHead},
-				Edited: []string{"y.go"}, Dirty: []string{"y.go"}, Prompts: []string{"p"}},
+				Edited: []string{"y.go"}, Dirty: []string{"y.go"}, Prompts: []string{"p"}, Captured: []events.FileContent{{Path: "y.go", OID: "y1"}}},
 			events.ShadowCheckpointWritten{Files: []string{"y.go"}}, events.CarriedForward{Files: []string{"y.go"}},
 			events.CarriedForward{Files: []string{"y.go"}, NewBase: rHead},
 			events.TaskCheckpointWritten{Files: []string{"y.go"}},

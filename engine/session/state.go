@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/entirerec/entire/events"
@@ -255,6 +256,7 @@ func cloneCommits(in []AutoCommit) []AutoCommit {
 		c.Files = cloneStrings(c.Files)
 		c.Start = cloneTranscript(c.Start)
 		c.Slot = c.Slot.clone()
+		c.Content, c.Since = slices.Clone(c.Content), slices.Clone(c.Since)
 		out[i] = c
 	}
 	return out
