@@ -121,7 +121,7 @@ func (c *statusCmd) Run(e *env) error {
 			if s.LastInteractionTime != nil {
 				line += ", active " + age(*s.LastInteractionTime)
 			}
-			fmt.Fprintf(e.stdout, "%s (%s, %s)\n", line, s.Phase.Normalize(), plural(s.CheckpointCount, "checkpoint", "checkpoints"))
+			fmt.Fprintf(e.stdout, "%s (%s, %s)\n", line, s.Phase.Normalize(), plural(s.Checkpoints(), "checkpoint", "checkpoints"))
 			if s.FirstPrompt != "" {
 				fmt.Fprintf(e.stdout, "      \"%s\"\n", truncate(oneLine(s.FirstPrompt), 60))
 			}

@@ -145,12 +145,7 @@ func ManualWorkLeft(s State, c Condense) []string {
 // attributions, shadow tip) stays as it was, for the commit that will condense it. It reports
 // whether it applied d.
 func (s *State) keptManualWork(in State, d events.CheckpointCondensed) bool {
-	var c Condense
-	for _, p := range in.Recorder.Pending {
-		if p.Commit.CheckpointID == d.CheckpointID {
-			c = p
-		}
-	}
+	c, _ := pendingFor(in, d.CheckpointID)
 	left := ManualWorkLeft(in, c)
 	if len(left) == 0 {
 		return false
@@ -164,6 +159,18 @@ func (s *State) keptManualWork(in State, d events.CheckpointCondensed) bool {
 		s.Recorder.Chunks, s.Recorder.ChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
 	}
 	return true
+}
+
+// pendingFor is the session's pending condensation of checkpoint id.
+func pendingFor(s State, id string) (Condense, bool) {
+	var c Condense
+	found := false
+	for _, p := range s.Recorder.Pending {
+		if p.Commit.CheckpointID == id {
+			c, found = p, true
+		}
+	}
+	return c, found
 }
 
 // linksUserCommits reports whether a user's commit may carry the session's work: always

@@ -498,6 +498,9 @@ func Evolve(in State, e events.Event) State {
 			s.Recorder.TaskSteps++
 		}
 	case events.CheckpointCondensed:
+		if c, ok := pendingFor(in, d.CheckpointID); ok && c.Auto != nil && c.Auto.Task == nil {
+			s.Recorder.AutoCheckpoints++
+		}
 		if s.keptManualWork(in, d) {
 			break
 		}

@@ -106,6 +106,10 @@ type Recorder struct {
 	Tasks []OpenTask `json:"tasks,omitempty"`
 	// TaskSteps numbers the incremental subagent checkpoints.
 	TaskSteps int `json:"task_steps,omitempty"`
+	// AutoCheckpoints counts the checkpoints of the session's auto-commit turns (not of its
+	// subagents), each a step of its own: the reference counts them in checkpoint_count, which
+	// here keeps counting manual-commit steps not yet condensed (State.Checkpoints).
+	AutoCheckpoints int `json:"auto_checkpoints,omitempty"`
 	// UsageOffset is how far (bytes) the transcript's token usage is attributed to checkpoints;
 	// UsageLines is the same position's count of records (lines, or a Gemini CLI document's
 	// messages, where the byte offset points at no message).
@@ -185,6 +189,17 @@ func (s State) Condensed() events.Transcript {
 
 // HasNewContent reports whether the session has work not yet condensed.
 func (s State) HasNewContent() bool { return s.CheckpointCount > 0 || len(s.FilesTouched) > 0 }
+
+// Checkpoints is the session's step count as `entire status` shows it (spec §5.2
+// checkpoint_count): under manual-commit its temporary checkpoints not condensed yet; under
+// auto-commit, where each turn that changed files is committed with a checkpoint of its own
+// (spec §5, Stop step 5), those checkpoints too.
+func (s State) Checkpoints() int {
+	if s.Recorder.Strategy == events.StrategyAutoCommit {
+		return s.CheckpointCount + s.Recorder.AutoCheckpoints
+	}
+	return s.CheckpointCount
+}
 
 // clone returns a deep copy so that the reducer never aliases its input.
 func (s State) clone() State {

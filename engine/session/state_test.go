@@ -513,3 +513,32 @@ func TestCloneSharesNothing(t *testing.T) {
 		t.Error("clone differs from its input")
 	}
 }
+
+// The step count status shows: under auto-commit each turn's checkpoint is a step (spec §5,
+// Stop step 5), a subagent's is not (format §2.4), and steps of manual-commit work left
+// uncondensed still count; under manual-commit only those do.
+func TestCheckpointsCountsAutoCommitTurns(t *testing.T) {
+	s := fixture(PhaseIdle) // two manual-commit steps, b.go and d.go uncommitted
+	s.CheckpointCount, s.FilesTouched, s.Recorder.Strategy = 0, nil, events.StrategyAutoCommit
+	s.Recorder.Pending = nil
+	condense := func(s State, id string, slot *AutoSlot) State {
+		s.Recorder.Pending = append(s.Recorder.Pending, Condense{Commit: events.GitCommitted{Commit: rHead, CheckpointID: id,
+			Strategy: events.StrategyAutoCommit}, Auto: slot})
+		return Evolve(s, ev(events.CheckpointCondensed{CheckpointID: id, UserCommit: rHead}))
+	}
+	s = condense(s, "aaaaaaaaaaaa", &AutoSlot{Prompt: "one"})
+	s = condense(s, "bbbbbbbbbbbb", &AutoSlot{Prompt: "two"})
+	s = condense(s, "cccccccccccc", &AutoSlot{Task: &events.SubagentEnded{ToolUseID: "toolu_1"}})
+	s = Evolve(s, ev(events.CheckpointCondensed{CheckpointID: "bbbbbbbbbbbb", UserCommit: rHead})) // a repeat: no longer pending
+	if got := s.Checkpoints(); got != 2 {
+		t.Errorf("auto-commit: Checkpoints() = %d, want the two turns'", got)
+	}
+	s.CheckpointCount = 1 // a manual-commit step left uncondensed
+	if got := s.Checkpoints(); got != 3 {
+		t.Errorf("auto-commit with manual work: Checkpoints() = %d, want 3", got)
+	}
+	s.Recorder.Strategy = ""
+	if got := s.Checkpoints(); got != 1 {
+		t.Errorf("manual-commit: Checkpoints() = %d, want its uncondensed step", got)
+	}
+}
