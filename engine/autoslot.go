@@ -38,6 +38,25 @@ func autoTurnSlot(sessionID string, data tsource, path string, from events.Trans
 	w.context = []byte(redact.String(agent.ShadowContext(sessionID, subject, text, sc.LastAssistant, sc.Actions)))
 }
 
+// upToTurnEnd is the transcript of an auto-commit turn's checkpoint, up to the turn's end (to,
+// its slot's): a later hook that makes it (the branch was locked, the hook was killed) reads a
+// transcript grown since, whose next prompt and turn are not this turn's, as they are not in
+// a checkpoint made at the turn's end. A transcript rewritten since (to is no line end in it),
+// or whose positions are no byte offsets (agent.Positioner), is read whole.
+func upToTurnEnd(data tsource, pos, to events.Transcript) (tsource, events.Transcript) {
+	if !data.valid() || to.Path != pos.Path || to.Offset <= 0 || to.Offset >= pos.Offset || to.Lines > pos.Lines {
+		return data, pos
+	}
+	if _, ok := data.reader().(agent.Positioner); ok {
+		return data, pos
+	}
+	if b, ok := data.byteAt(to.Offset - 1); !ok || b != '\n' {
+		return data, pos
+	}
+	data.end = to.Offset
+	return data, to
+}
+
 // turnScan reads an auto-commit turn's records from its start to its end, or to the
 // transcript's end when the turn's end is unknown or not in it (rewritten), or the
 // transcript's positions are no byte offsets (agent.Positioner).

@@ -139,6 +139,13 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		en.Log.Warn("condense without transcript", "session_id", s.SessionID, "error", err.Error())
 		data = tsource{}
 	}
+	if a := f.Auto; a != nil {
+		end := a.To
+		if a.Task != nil {
+			end = a.Task.Transcript // where the subagent's end (or step) read it
+		}
+		data, pos = upToTurnEnd(data, pos, end)
+	}
 	data = data.memoized() // the files' scan and the token usage's are most often one
 	foreignCondensed(&s, data)
 	if st := f.Start; st != nil && st.Path == pos.Path && st.Offset <= pos.Offset && st.Lines <= pos.Lines {

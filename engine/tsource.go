@@ -88,6 +88,26 @@ func (t tsource) read(from int64) ([]byte, error) {
 	return buf, nil
 }
 
+// byteAt is the byte at offset off, when the transcript has one there.
+func (t tsource) byteAt(off int64) (byte, bool) {
+	if off < 0 || off >= t.end {
+		return 0, false
+	}
+	if t.path == "" {
+		return t.mem[off], true
+	}
+	f, err := os.Open(t.path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], off); err != nil {
+		return 0, false
+	}
+	return b[0], true
+}
+
 // start is the offset a scan from offset from starts at: from itself, or 0 when it lies
 // outside the transcript.
 func (t tsource) start(from int64) int64 {

@@ -102,3 +102,36 @@ func TestRangeUsageCopilotShutdown(t *testing.T) {
 		})
 	}
 }
+
+// An auto-commit turn's checkpoint reads the transcript up to the turn's end when it has grown
+// since, in the file or in bytes; a position that is no line end (the file was rewritten), lies
+// in another file or past the end leaves the transcript whole.
+func TestUpToTurnEnd(t *testing.T) {
+	first := `{"type":"user","uuid":"u1","message":{"role":"user","content":"first prompt"}}` + "\n"
+	data := []byte(first + `{"type":"user","uuid":"u2","message":{"role":"user","content":"second prompt"}}` + "\n")
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pos := events.Transcript{Path: path, Lines: 2, Offset: int64(len(data))}
+	end := events.Transcript{Path: path, Lines: 1, Offset: int64(len(first)), LastUUID: "u1"}
+	for _, src := range []tsource{fileSource(path, int64(len(data))), memSource(data)} {
+		got, at := upToTurnEnd(src, pos, end)
+		if at != end || got.end != int64(len(first)) {
+			t.Errorf("turn's end: read to %d at %+v, want %d at %+v", got.end, at, len(first), end)
+		}
+		if sc := got.scan(events.Transcript{}); len(sc.Prompts) != 1 {
+			t.Errorf("turn's end: prompts %q, want the first only", sc.Prompts)
+		}
+		for name, to := range map[string]events.Transcript{
+			"no line end":  {Path: path, Lines: 1, Offset: int64(len(first)) - 3},
+			"another file": {Path: path + ".old", Lines: 1, Offset: int64(len(first))},
+			"past the end": {Path: path, Lines: 3, Offset: int64(len(data)) + 10},
+			"unknown":      {},
+		} {
+			if got, at := upToTurnEnd(src, pos, to); at != pos || got.end != int64(len(data)) {
+				t.Errorf("%s: read to %d at %+v, want the whole transcript", name, got.end, at)
+			}
+		}
+	}
+}
