@@ -148,10 +148,14 @@ func (en *Engine) TaskEnded(ctx context.Context, in events.SubagentEnded, async 
 }
 
 // TodoStep handles PostToolUse[TodoWrite]: inside a running subagent (the session's newest open
-// task) with changed files it writes an incremental task checkpoint.
+// task) with changed files, off the default branch, it writes an incremental task checkpoint.
 func (en *Engine) TodoStep(ctx context.Context, in events.SubagentEnded) error {
 	s, err := en.Store.Peek(in.SessionID)
 	if err != nil || len(s.Recorder.Tasks) == 0 {
+		return nil
+	}
+	if en.onDefaultBranch(ctx) {
+		en.Log.Debug("todo step on the default branch: no checkpoint", "session_id", in.SessionID)
 		return nil
 	}
 	pre := s.Recorder.Tasks[len(s.Recorder.Tasks)-1]

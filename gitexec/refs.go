@@ -50,6 +50,19 @@ func (r *Repo) revParseVerify(ctx context.Context, name string) (OID, bool, erro
 	return oid, true, nil
 }
 
+// SymbolicRef returns the ref that the symbolic ref name points to (git symbolic-ref);
+// ok=false when name does not exist or is not symbolic.
+func (r *Repo) SymbolicRef(ctx context.Context, name RefName) (RefName, bool, error) {
+	out, err := r.git(ctx, call{}, "symbolic-ref", "-q", string(name))
+	if err != nil {
+		if exitCode(err) == 1 {
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("read symbolic ref %s: %w", name, err)
+	}
+	return RefName(strings.TrimSpace(string(out))), true, nil
+}
+
 // HeadBranch returns the short name of the branch HEAD is on, also when that
 // branch is unborn; ok=false when HEAD is detached.
 func (r *Repo) HeadBranch(ctx context.Context) (string, bool, error) {

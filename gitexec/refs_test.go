@@ -32,6 +32,23 @@ func TestHeadUnbornAndDetached(t *testing.T) {
 	}
 }
 
+func TestSymbolicRef(t *testing.T) {
+	dir := newRepo(t)
+	commitFiles(t, dir, map[string]string{"f": "1"}, "one")
+	r := open(t, dir)
+	ctx := context.Background()
+	if ref, ok, err := r.SymbolicRef(ctx, "refs/remotes/origin/HEAD"); err != nil || ok || ref != "" {
+		t.Errorf("missing: %q, %v, %v; want not ok", ref, ok, err)
+	}
+	if ref, ok, err := r.SymbolicRef(ctx, "refs/heads/main"); err != nil || ok || ref != "" {
+		t.Errorf("not symbolic: %q, %v, %v; want not ok", ref, ok, err)
+	}
+	git(t, dir, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+	if ref, ok, err := r.SymbolicRef(ctx, "refs/remotes/origin/HEAD"); err != nil || !ok || ref != "refs/remotes/origin/trunk" {
+		t.Errorf("symbolic: %q, %v, %v; want refs/remotes/origin/trunk", ref, ok, err)
+	}
+}
+
 func TestResolveRefAndForEachRef(t *testing.T) {
 	dir := newRepo(t)
 	c := commitFiles(t, dir, map[string]string{"f": "1"}, "one")
