@@ -235,7 +235,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 				}
 			}
 		}
-		if source == "commit" { // spec §4.3 step 3: restore the last checkpoint, nothing else
+		if source == "commit" { // spec §4.3 step 3: restore the last checkpoint
 			for _, s := range sessions {
 				if s.BaseCommit == string(head) && s.LastCheckpointID != "" {
 					if err := writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID, comment())); err != nil {
@@ -245,11 +245,15 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 					return nil
 				}
 			}
-			en.logNotLinked("no checkpoint to restore")
+		}
+		// Nothing to keep or restore: an amend of an unlinked HEAD (with -m, or --no-edit and
+		// the editor, which arrive as "commit") or a -c/-C commit links like any other commit
+		// when it carries session work, or the work it folds in would be recorded nowhere. One
+		// that stages nothing (a reworded or re-dated HEAD) carries no work at all.
+		if staged, err := en.Repo.StagedChanges(ctx); err == nil && len(staged) == 0 {
+			en.logNotLinked("the commit reuses a message and stages nothing")
 			return nil
 		}
-		// --amend -m of an unlinked HEAD arrives as "message": it links like any -m commit,
-		// or the session's work it folds in would be recorded nowhere.
 	}
 	if hasTrailer {
 		en.logLinked("kept", present, nil)
@@ -269,7 +273,10 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 	}
 	agentType := agentOrDefault(linked[0].AgentType)
 	prompt := agent.LastPromptPreview(linked[0].Recorder.TurnPrompt)
-	if source == "message" && term.Available() {
+	// A message the user gave (-m, -F) or reused (-c, -C, --amend) is asked about; the
+	// trailer is appended to it, since with --no-edit or -C no editor shows a comment.
+	given := source == "message" || source == "commit"
+	if given && term.Available() {
 		ctxLines := []string{"You have an active " + agentType + " session."}
 		if prompt != "" {
 			ctxLines = append(ctxLines, "Last Prompt: "+prompt)
@@ -285,7 +292,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		}
 	}
 	crashPoint("journaled:" + string(events.TypeCommitPrepared))
-	if source == "message" || byAgent {
+	if given || byAgent {
 		msg = checkpoint.AppendTrailer(msg, id, comment())
 	} else {
 		msg = checkpoint.InsertTrailerWithComment(msg, id, agentType, prompt, comment())
