@@ -279,7 +279,8 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([
 		if s.SessionID == in.SessionID {
 			continue
 		}
-		if s.WorktreePath == wt.Path && s.BaseCommit == wt.Head && s.CheckpointCount > 0 && s.Phase != session.PhaseEnded {
+		// Any phase: an ended session's uncommitted checkpoints join the next commit too.
+		if s.WorktreePath == wt.Path && s.BaseCommit == wt.Head && s.CheckpointCount > 0 {
 			others = append(others, s)
 		}
 	}
