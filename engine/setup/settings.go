@@ -67,6 +67,10 @@ const (
 // (push_sessions, summarize) and this tool's own.
 var knownOptions = []string{optConfirmPush, optMultiSessionWarning, optPushSessions, optRetentionDays, optRetentionMaxMB, optSummarize}
 
+// legacyWarningOptions are the reference's older, inverted multi-session setting (and the
+// seed's spelling of it), read when enable_multisession_warning is not set.
+var legacyWarningOptions = []string{"disable_multisession_warning", "disable-multisession-warning"}
+
 // Settings is the effective settings (§7.1). Only the six known top-level keys exist in files.
 // Strategy is kept as written (after defaulting an empty value); callers map unknown
 // strategies to the default when they pick one.
@@ -115,9 +119,20 @@ func RecordHeld(s Settings, loadErr error) string {
 
 // MultiSessionWarning reports whether strategy_options.enable_multisession_warning is true.
 // The key lives inside strategy_options because the reference rejects unknown top-level keys.
+// Without it, the reference's older disable_multisession_warning is read inverted (seed 003:
+// false, which showed the warning there, turns it on), so a setting made for the reference
+// keeps its meaning.
 func (s Settings) MultiSessionWarning() bool {
-	v, ok := s.StrategyOptions[optMultiSessionWarning].(bool)
-	return ok && v
+	if v, set := s.StrategyOptions[optMultiSessionWarning]; set {
+		b, ok := v.(bool)
+		return ok && b
+	}
+	for _, k := range legacyWarningOptions {
+		if v, ok := s.StrategyOptions[k].(bool); ok {
+			return !v
+		}
+	}
+	return false
 }
 
 // settingsFile is one settings file as stored; pointers tell an absent key from a zero one.
@@ -322,7 +337,7 @@ func (s Settings) Unsupported() []string {
 	if _, err := s.Retention(); err != nil {
 		out = append(out, err.Error())
 	}
-	for _, k := range []string{optPushSessions, optMultiSessionWarning, optConfirmPush} {
+	for _, k := range append([]string{optPushSessions, optMultiSessionWarning, optConfirmPush}, legacyWarningOptions...) {
 		if v, set := s.StrategyOptions[k]; set {
 			if _, ok := v.(bool); !ok {
 				what := "it is ignored"
@@ -343,7 +358,7 @@ func (s Settings) Unsupported() []string {
 func (s Settings) UnknownOptions() []string {
 	var keys []string
 	for k := range s.StrategyOptions {
-		if !slices.Contains(knownOptions, k) {
+		if !slices.Contains(knownOptions, k) && !slices.Contains(legacyWarningOptions, k) {
 			keys = append(keys, k)
 		}
 	}

@@ -326,3 +326,34 @@ func TestUnknownOptions(t *testing.T) {
 		t.Errorf("defaults: %q", got)
 	}
 }
+
+// The reference's older strategy_options.disable_multisession_warning (shown by default,
+// hidden when true) is read inverted, as seed 003's migration of it says, unless
+// enable_multisession_warning is set; it is not reported as an option that does nothing.
+func TestMultiSessionWarningLegacyKey(t *testing.T) {
+	for _, tc := range []struct {
+		opts string
+		want bool
+	}{
+		{`{}`, false},
+		{`{"disable_multisession_warning": false}`, true},
+		{`{"disable_multisession_warning": true}`, false},
+		{`{"disable-multisession-warning": false}`, true},
+		{`{"disable_multisession_warning": false, "enable_multisession_warning": false}`, false},
+		{`{"disable_multisession_warning": true, "enable_multisession_warning": true}`, true},
+		{`{"disable_multisession_warning": "no"}`, false},
+	} {
+		top := t.TempDir()
+		writeFile(t, filepath.Join(top, ProjectSettingsFile), `{"strategy_options": `+tc.opts+`}`, 0o644)
+		s, err := LoadSettings(top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.MultiSessionWarning(); got != tc.want {
+			t.Errorf("%s: MultiSessionWarning() = %v, want %v", tc.opts, got, tc.want)
+		}
+		if got := s.UnknownOptions(); len(got) != 0 {
+			t.Errorf("%s: UnknownOptions() = %q, want none", tc.opts, got)
+		}
+	}
+}
