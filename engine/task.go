@@ -305,12 +305,12 @@ func (en *Engine) writeTaskCheckpoint(ctx context.Context, s session.State, inpu
 	}
 	msg := subject + "\n\nEntire-Metadata-Task: " + trailer + "\nEntire-Session: " + s.SessionID +
 		"\nEntire-Strategy: " + checkpoint.StrategyManualCommit + "\n"
-	commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, false)
+	commit, err := en.commitShadow(ctx, branch, headTree, changes, msg, s.SessionID, f.Reset)
 	if err != nil {
 		return nil, err
 	}
 	return []events.Event{en.Event(events.TaskCheckpointWritten{Branch: branch, Commit: string(commit),
-		BaseCommit: head, ToolUseID: f.ToolUseID, Files: in.Files, Incremental: f.Incremental, Sequence: seq})}, nil
+		BaseCommit: head, ToolUseID: f.ToolUseID, Files: in.Files, Incremental: f.Incremental, Sequence: seq, Reset: f.Reset})}, nil
 }
 
 // ownOverlay keeps the session's existing overlay files from the shadow tip, except the

@@ -391,6 +391,7 @@ type TaskCheckpointWritten struct {
 	Files       []string `json:"files,omitempty"`
 	Incremental bool     `json:"incremental,omitempty"`
 	Sequence    int      `json:"sequence,omitempty"`
+	Reset       bool     `json:"reset,omitempty"` // started the shadow branch afresh
 }
 
 // EventType implements Payload.

@@ -92,6 +92,7 @@ type AutoCommit struct {
 type WriteTaskCheckpoint struct {
 	ToolUseID   string
 	Incremental bool
+	Reset       bool // the turn's first checkpoint after a prompt with no overlap (seed 003)
 }
 
 // Finalize rewrites provisional checkpoints with the complete transcript.
@@ -151,7 +152,7 @@ func Decide(s State, e events.Event) []Effect {
 		case s.Recorder.Strategy == events.StrategyAutoCommit && d.CheckpointID != "":
 			// The subagent's commit is pending work in the evolved state (Pending).
 		default:
-			out = append(out, WriteTaskCheckpoint{ToolUseID: d.ToolUseID, Incremental: d.Incremental})
+			out = append(out, WriteTaskCheckpoint{ToolUseID: d.ToolUseID, Incremental: d.Incremental, Reset: s.ShouldResetShadowBranch})
 		}
 	case events.GitCommitted:
 		// A linked commit's condensation becomes pending work in the state (Evolve), which
@@ -497,6 +498,8 @@ func Evolve(in State, e events.Event) State {
 		if d.Incremental {
 			s.Recorder.TaskSteps++
 		}
+		// The turn's first checkpoint, of whatever kind, used the reset (seed 003: once).
+		s.ShouldResetShadowBranch = false
 	case events.CheckpointCondensed:
 		if c, ok := pendingFor(in, d.CheckpointID); ok && c.Auto != nil && c.Auto.Task == nil {
 			s.Recorder.AutoCheckpoints++
