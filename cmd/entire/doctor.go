@@ -144,13 +144,22 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	if c.Force && remote && slices.ContainsFunc(rc.Dangling, func(d maintenance.DanglingTrailer) bool { return d.Session == "" }) {
-		// Another clone's commits name checkpoints its pushes put on origin's record.
-		fmt.Fprintf(e.stdout, "Fetching %s from origin for the checkpoints no session here recorded...\n", checkpoint.MetadataBranch)
-		if err := m.Sharing().FetchRecord(e.ctx, "origin"); err != nil {
+	looked := false // origin's record was fetched: what it lacks is missing there too
+	if remote && slices.ContainsFunc(rc.Dangling, func(d maintenance.DanglingTrailer) bool { return d.Session == "" }) {
+		// Another clone's commits name checkpoints its pushes put on origin's record, which a
+		// pull of one branch (`git pull origin main`) or a single-branch clone does not fetch.
+		// Without --force only the remote-tracking ref is updated, as `git fetch` would.
+		fetch, into := m.Sharing().FetchTracking, "origin/"+checkpoint.MetadataBranch
+		if c.Force {
+			fetch, into = m.Sharing().FetchRecord, checkpoint.MetadataBranch
+		}
+		fmt.Fprintf(e.stdout, "Fetching %s from origin into %s for the checkpoints no session here recorded...\n", checkpoint.MetadataBranch, into)
+		if err := fetch(e.ctx, "origin"); err != nil {
 			fmt.Fprintf(e.stdout, "  Could not fetch it: %v\n", err)
 		} else if rc, err = m.CheckRecord(e.ctx, true); err != nil {
 			return 0, err
+		} else {
+			looked = true
 		}
 	}
 	problems := len(rc.Unreadable)
@@ -184,8 +193,11 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 	for _, d := range dangling {
 		fmt.Fprintf(e.stdout, "  %s names checkpoint %s, which is not on entire/checkpoints/v1\n", d.Commit[:7], d.CheckpointID)
 		switch {
-		case d.Session == "" && remote && !c.Force:
-			fmt.Fprintln(e.stdout, "    No session here recorded it: if another clone made the commit, origin's record may hold it (--force fetches it).")
+		case d.Session == "" && looked:
+			fmt.Fprintln(e.stdout, "    No session here recorded it, and origin's record does not hold it either, so it cannot be written.")
+			problems++
+		case d.Session == "" && remote:
+			fmt.Fprintln(e.stdout, "    No session here recorded it: if another clone made the commit, origin's record may hold it: run `entire doctor` again when origin can be fetched.")
 			problems++
 		case d.Session == "":
 			fmt.Fprintln(e.stdout, "    No session recorded it, so it cannot be written.")

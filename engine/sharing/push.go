@@ -104,6 +104,15 @@ func (r *Record) FetchRecord(ctx context.Context, remote string) error {
 	return err
 }
 
+// FetchTracking fetches remote's entire/checkpoints/v1 into its remote-tracking ref only, as
+// `git fetch` of the remote's branches would: the local branch is left as it is (readers read
+// the remote-tracking ref for the checkpoints only it holds). A remote without the branch is
+// not an error.
+func (r *Record) FetchTracking(ctx context.Context, remote string) error {
+	_, _, err := r.fetchRemoteTip(ctx, remote)
+	return err
+}
+
 // IntegrateFetched integrates into the local metadata branch what the last fetch of remote
 // brought into its remote-tracking ref, without going to the network, so that a reader shows
 // another clone's newer copy of a checkpoint this clone already holds (one finalized there after
