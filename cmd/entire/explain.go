@@ -178,6 +178,19 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 		}
 		fmt.Fprintf(note, "Commit %s has no Entire-Checkpoint trailer; found by content: it is %s %s (checkpoint %s).\n\n",
 			short(sha, 7), how, strings.Join(from, ", "), strings.Join(ids, ", "))
+	} else if folded, err := foldedInto(x, sha, ids); err != nil {
+		return err
+	} else if len(folded) > 0 {
+		// A rebase folded other linked commits into this one and dropped their trailers (a
+		// fixup's message): the post-rewrite hook kept their checkpoints as links.
+		var from, more []string
+		for _, l := range folded {
+			from = append(from, short(string(l.Commit), 7))
+			more = append(more, l.CheckpointID)
+		}
+		ids = append(ids, more...)
+		fmt.Fprintf(note, "Commit %s also holds %s, folded into it by a rebase that dropped its trailer (checkpoint %s).\n\n",
+			short(sha, 7), strings.Join(from, ", "), strings.Join(more, ", "))
 	}
 	// A squash of linked commits carries a trailer for each: explain them all, in order. With
 	// --json, several are one array.
@@ -193,6 +206,22 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 		}
 	}
 	return nil
+}
+
+// foldedInto is what the recorded links add to commit sha's trailers ids: the checkpoints of
+// the commits a rebase folded into it (keepFoldedTrailers), oldest first.
+func foldedInto(x *explainer, sha string, ids []string) ([]checkpoint.ContentLink, error) {
+	recorded, err := checkpoint.ReadLinks(x.repo.CommonDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []checkpoint.ContentLink
+	for _, l := range recorded[sha] {
+		if !slices.Contains(ids, l.CheckpointID) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // explainAllJSON writes the JSON of several checkpoints as one array.

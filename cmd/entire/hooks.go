@@ -343,6 +343,18 @@ func (h *hookRun) git(verb string, args []string) error {
 	case "post-commit":
 		return en.PostCommit(ctx)
 	case "post-rewrite", "post-merge":
+		if verb == "post-rewrite" && len(args) > 0 && args[0] == "rebase" {
+			list, err := io.ReadAll(io.LimitReader(h.e.stdin, maxRewrittenList))
+			if err != nil {
+				return fmt.Errorf("read rewritten commits: %w", err)
+			}
+			folded, err := keepFoldedTrailers(ctx, en.Repo, list)
+			if err != nil {
+				h.log.Warn("folded commits' checkpoints", "error", err.Error())
+			} else if folded > 0 {
+				h.log.Info("folded commits' checkpoints kept", "commits", folded)
+			}
+		}
 		// Bounded work per rewrite or merge: the newest commits only (entire relink does more).
 		found, err := relinkCommits(ctx, en.Repo, []string{fmt.Sprintf("-n%d", hookRelink), "HEAD"}, nil)
 		if found > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/entirerec/entire/engine/checkpoint"
@@ -101,4 +102,80 @@ func relinkCommits(ctx context.Context, repo *gitexec.Repo, rev []string, found 
 		return 0, nil
 	}
 	return n, checkpoint.WriteLinks(repo.CommonDir, links)
+}
+
+// maxRewrittenList bounds the list of rewritten commits post-rewrite reads (about 80 bytes a
+// commit: a rebase of some hundred thousand commits).
+const maxRewrittenList = 16 << 20
+
+// keepFoldedTrailers reads git's list of the commits a rebase rewrote ("<old> <new>" lines, as
+// post-rewrite gets it) and records, for each new commit that still carries a trailer, the
+// checkpoints of its old commits whose trailer it lost: a fixup's message is dropped when
+// `rebase --autosquash` folds it into the commit it fixes, so the work of the fixup's session
+// was in the commit while its checkpoint was named by none. They are recorded as links of the
+// new commit (checkpoint.Links), which explain reads beside its trailers. A new commit without
+// any trailer is left to the content search (relinkCommits). It returns how many commits got
+// links.
+func keepFoldedTrailers(ctx context.Context, repo *gitexec.Repo, list []byte) (int, error) {
+	olds := map[string][]string{}
+	var news []string
+	for _, line := range strings.Split(string(list), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !isObjectName(f[0]) || !isObjectName(f[1]) {
+			continue
+		}
+		if _, ok := olds[f[1]]; !ok {
+			news = append(news, f[1])
+		}
+		olds[f[1]] = append(olds[f[1]], f[0])
+	}
+	var links checkpoint.Links
+	n := 0
+	for _, sha := range news {
+		if len(olds[sha]) < 2 {
+			continue // nothing was folded into it
+		}
+		msg, err := repo.CommitMessage(ctx, sha)
+		if err != nil {
+			return n, err
+		}
+		kept := checkpoint.CheckpointTrailers(msg)
+		if len(kept) == 0 {
+			continue
+		}
+		if links == nil {
+			if links, err = checkpoint.ReadLinks(repo.CommonDir); err != nil {
+				return n, err
+			}
+		}
+		added := false
+		for _, old := range olds[sha] {
+			m, err := repo.CommitMessage(ctx, old)
+			if err != nil {
+				continue // gone: nothing to keep
+			}
+			for _, id := range checkpoint.CheckpointTrailers(m) {
+				if slices.Contains(kept, id) || slices.ContainsFunc(links[sha], func(l checkpoint.ContentLink) bool { return l.CheckpointID == id }) {
+					continue
+				}
+				links[sha] = append(links[sha], checkpoint.ContentLink{Commit: gitexec.OID(old), CheckpointID: id})
+				added = true
+			}
+		}
+		if added {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return n, checkpoint.WriteLinks(repo.CommonDir, links)
+}
+
+// isObjectName reports a full object name, SHA-1 or SHA-256, as git writes them.
+func isObjectName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
 }

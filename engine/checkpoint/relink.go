@@ -64,21 +64,27 @@ func NewContentIndex(ctx context.Context, repo *gitexec.Repo) (*ContentIndex, er
 		}
 	}
 	// Commits linked by content before (entire relink) count as linked: links carry on through
-	// further rewrites.
+	// further rewrites. A linked commit's recorded links (the checkpoints of commits a rebase
+	// folded into it) join its trailers.
 	if recorded, err := ReadLinks(repo.CommonDir); err == nil {
 		for sha, l := range recorded {
-			if len(l) == 0 || x.trailers[sha] != nil {
+			if len(l) == 0 {
 				continue
 			}
-			if _, err := repo.CommitParents(ctx, sha); err != nil {
-				continue // gone with a gc
+			listed := x.trailers[sha] != nil
+			if !listed {
+				if _, err := repo.CommitParents(ctx, sha); err != nil {
+					continue // gone with a gc
+				}
 			}
 			for _, c := range l {
 				if !slices.Contains(x.trailers[sha], c.CheckpointID) {
 					x.trailers[sha] = append(x.trailers[sha], c.CheckpointID)
 				}
 			}
-			x.order = append(x.order, sha)
+			if !listed {
+				x.order = append(x.order, sha)
+			}
 		}
 	}
 	if len(x.order) == 0 {

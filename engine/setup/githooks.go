@@ -31,7 +31,19 @@ type gitHook struct {
 	// reference does not write: commits are still linked without them. Empty for the four
 	// hooks of §8.3, without which commits are not linked.
 	Relinks string
+	// Stdin: git writes a list on the hook's stdin that the command reads (post-rewrite's
+	// rewritten commits). The script reads it first, with builtins, and gives it to the
+	// command and to a chained hook alike.
+	Stdin bool
 }
+
+// stdinRead keeps git's stdin for the command and a chained hook (gitHook.Stdin).
+const stdinRead = `# git's list on stdin, read with builtins: entire and a chained hook both get it.
+_entire_stdin=
+while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
+    _entire_stdin="$_entire_stdin$_entire_line
+"
+done`
 
 // idleGuard: a commit hook has nothing to do when no session may matter to the commit: none
 // was ever recorded (no entire-sessions in the common git directory), or every session's
@@ -143,11 +155,13 @@ var gitHooks = []gitHook{
 		Command: `entire hooks git pre-push "$1" || true`,
 	},
 	{
-		Name:    "post-rewrite",
-		Comment: "# Finds, by content, the checkpoints of rewritten commits that lost their trailer (entire relink).",
-		Command: `entire hooks git post-rewrite "$1" </dev/null 2>/dev/null || true`,
+		Name: "post-rewrite",
+		Comment: "# Finds, by content, the checkpoints of rewritten commits that lost their trailer (entire relink),\n" +
+			"# and keeps those of commits a rebase folded into another (a fixup's).",
+		Command: `printf '%s' "$_entire_stdin" | entire hooks git post-rewrite "$1" 2>/dev/null || true`,
 		Guard:   recordGuard,
 		Relinks: "an amend or a rebase",
+		Stdin:   true,
 	},
 	{
 		Name:    "post-merge",
@@ -165,6 +179,9 @@ var gitHooks = []gitHook{
 func hookScript(h gitHook, chain bool) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# " + HookMarker + "\n" + h.Comment + "\n")
+	if h.Stdin {
+		b.WriteString(stdinRead + "\n")
+	}
 	if chain && h.Name == "pre-push" {
 		// Entire does not read stdin; git's ref list is left for the chained hook.
 		b.WriteString("# Keep git's ref list on stdin for the chained hook below.\n{\n")
@@ -179,7 +196,11 @@ func hookScript(h gitHook, chain bool) string {
 		b.WriteString("# Chain: run pre-existing hook\n")
 		b.WriteString(`_entire_hook_dir="$(dirname "$0")"` + "\n")
 		b.WriteString("if [ -x " + backup + " ]; then\n")
-		b.WriteString("    " + backup + ` "$@"` + "\n")
+		if h.Stdin {
+			b.WriteString(`    printf '%s' "$_entire_stdin" | ` + backup + ` "$@"` + "\n")
+		} else {
+			b.WriteString("    " + backup + ` "$@"` + "\n")
+		}
 		b.WriteString("    exit $?\n")
 		b.WriteString("fi\n")
 	}

@@ -15,11 +15,18 @@ import (
 var goldenHooks = map[string]string{
 	"post-rewrite": `#!/bin/sh
 # Entire CLI hooks
-# Finds, by content, the checkpoints of rewritten commits that lost their trailer (entire relink).
+# Finds, by content, the checkpoints of rewritten commits that lost their trailer (entire relink),
+# and keeps those of commits a rebase folded into another (a fixup's).
+# git's list on stdin, read with builtins: entire and a chained hook both get it.
+_entire_stdin=
+while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
+    _entire_stdin="$_entire_stdin$_entire_line
+"
+done
 # Started only where there may be a record to link to (the shell test starts no process).
 if [ -n "$GIT_DIR" ] || [ ! -d .git ] || [ -e .git/refs/heads/entire/checkpoints/v1 ] ||
     [ -e .git/refs/remotes/origin/entire/checkpoints/v1 ] || [ -e .git/packed-refs ]; then
-entire hooks git post-rewrite "$1" </dev/null 2>/dev/null || true
+printf '%s' "$_entire_stdin" | entire hooks git post-rewrite "$1" 2>/dev/null || true
 fi
 `,
 	"post-merge": `#!/bin/sh
@@ -297,11 +304,11 @@ while read -r line; do echo "stdin $line" >> "$HOOK_LOG"; done
 exit "${FOREIGN_EXIT:-0}"
 `
 
-// entireStub stands in for the entire binary: it records its argv, swallows stdin and
-// exits with $ENTIRE_EXIT.
+// entireStub stands in for the entire binary: it records its argv and stdin and exits with
+// $ENTIRE_EXIT.
 const entireStub = `#!/bin/sh
 echo "entire $*" >> "$HOOK_LOG"
-cat >/dev/null
+while read -r line; do echo "entire stdin $line" >> "$HOOK_LOG"; done
 exit "${ENTIRE_EXIT:-0}"
 `
 
@@ -363,6 +370,10 @@ func TestForeignHookBackedUpChainedAndRun(t *testing.T) {
 			[]string{"entire hooks git post-commit", "foreign "}, 5},
 		{"pre-push", []string{"origin", "git@x:y.git"}, "refs/heads/a 111 refs/heads/a 000\n", []string{"FOREIGN_EXIT=6"},
 			[]string{"entire hooks git pre-push origin", "foreign origin git@x:y.git", "stdin refs/heads/a 111 refs/heads/a 000"}, 6},
+		// git's list of rewritten commits reaches entire and the chained hook alike.
+		{"post-rewrite", []string{"rebase"}, "111 222\n333 222\n444 555", []string{"FOREIGN_EXIT=7"},
+			[]string{"entire hooks git post-rewrite rebase", "entire stdin 111 222", "entire stdin 333 222", "entire stdin 444 555",
+				"foreign rebase", "stdin 111 222", "stdin 333 222", "stdin 444 555"}, 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.hook+strings.Join(tt.env, ","), func(t *testing.T) {
