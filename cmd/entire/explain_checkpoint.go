@@ -117,7 +117,7 @@ func (v view) render(w io.Writer, p palette) {
 	files := v.Summary.FilesTouched
 	fmt.Fprintf(w, "\n%s (%d)\n", p.label("Files:"), len(files))
 	for _, f := range files {
-		fmt.Fprintf(w, "  - %s\n", f)
+		fmt.Fprintf(w, "  - %s\n", pathText(f))
 	}
 	v.renderPrompts(w, p)
 	scope := "checkpoint scope"

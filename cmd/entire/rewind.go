@@ -124,7 +124,7 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *histor
 	if len(plan.Discard) > 0 && !c.Force {
 		fmt.Fprintln(e.stderr, "This rewind would discard uncommitted changes that no commit or checkpoint holds:")
 		for _, f := range plan.Discard {
-			fmt.Fprintf(e.stderr, "  %s\n", f)
+			fmt.Fprintf(e.stderr, "  %s\n", pathText(f))
 		}
 		if !term.Available() {
 			return fmt.Errorf("rewind would discard uncommitted changes to %s; commit or stash them, or pass --force "+
@@ -146,10 +146,10 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *histor
 		return err
 	}
 	for _, f := range plan.Delete {
-		fmt.Fprintf(e.stdout, "  Deleted: %s\n", f)
+		fmt.Fprintf(e.stdout, "  Deleted: %s\n", pathText(f))
 	}
 	for _, f := range plan.Write {
-		fmt.Fprintf(e.stdout, "  Restored: %s\n", f)
+		fmt.Fprintf(e.stdout, "  Restored: %s\n", pathText(f))
 	}
 	for _, t := range plan.Transcripts {
 		if t.Remove {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -79,4 +81,20 @@ func paletteCode(p []byte) int {
 		}
 	}
 	return 0
+}
+
+// pathText is a file name as a listing shows it, one to a line: quoted, as git quotes it, when
+// it holds a control character (a newline or a tab too, which safeText lets through, and which
+// would make the name read as two lines or a name and something else), a double quote or a
+// backslash; as it is otherwise.
+func pathText(p string) string {
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError {
+			return strconv.Quote(p)
+		}
+	}
+	if strings.ContainsAny(p, `"\`) {
+		return strconv.Quote(p)
+	}
+	return p
 }
