@@ -131,7 +131,7 @@ func (c *statusCmd) Run(e *env) error {
 }
 
 // worktreeBranches maps each worktree's path to its branch ("" when detached), as
-// `git worktree list` says; nil when git cannot list them.
+// `git worktree list` says, and this worktree's; nil when git cannot list them.
 func worktreeBranches(e *env, repo *gitexec.Repo) map[string]string {
 	out, err := repo.Run(e.ctx, nil, "worktree", "list", "--porcelain")
 	if err != nil {
@@ -144,6 +144,14 @@ func worktreeBranches(e *env, repo *gitexec.Repo) map[string]string {
 			path = p
 		} else if b, ok := strings.CutPrefix(l, "branch "); ok {
 			m[path] = strings.TrimPrefix(b, "refs/heads/")
+		}
+	}
+	// git names a main worktree by its git directory's parent, which is not the worktree when
+	// the git directory is elsewhere (`git init --separate-git-dir`, a submodule's): this one's
+	// branch is known anyway.
+	if _, listed := m[repo.TopLevel]; !listed {
+		if b, ok, err := repo.HeadBranch(e.ctx); err == nil && ok {
+			m[repo.TopLevel] = b
 		}
 	}
 	return m
