@@ -149,9 +149,13 @@ func (en *Engine) shadowFacts(ctx context.Context, wt events.Worktree, wantFiles
 
 // otherWorktree refuses a hook for a session recorded from another worktree (the same
 // session ID used in two): rather than write this worktree's files onto that worktree's shadow
-// branch, or move or orphan its state, the hook records nothing.
+// branch, or move or orphan its state, the hook records nothing. A worktree is told apart by
+// its git name (the sessions are the repository's, and each of its worktrees has its own), not
+// by its path: a repository directory renamed or a linked worktree moved (`git worktree move`)
+// is the same worktree at a new path, and its session goes on there (session.Evolve takes the
+// new path).
 func (en *Engine) otherWorktree(s session.State, wt events.Worktree) error {
-	if !s.Exists() || s.WorktreePath == "" || s.WorktreePath == wt.Path {
+	if !s.Exists() || s.WorktreePath == "" || s.WorktreePath == wt.Path || s.WorktreeID == wt.ID {
 		return nil
 	}
 	fmt.Fprintf(en.Stderr, "entire: session %s is already recorded in worktree %s; not recording it in %s\n", s.SessionID, s.WorktreePath, wt.Path)

@@ -351,6 +351,7 @@ func Evolve(in State, e events.Event) State {
 			s = initialState(d, e)
 			s.Recorder.Tasks = tasks
 		}
+		s.followWorktree(d.Worktree)
 		if s.Phase.Normalize() == PhaseEnded {
 			s.EndedAt = nil
 		}
@@ -387,6 +388,7 @@ func Evolve(in State, e events.Event) State {
 			s = initialState(events.TurnStarted{SessionID: d.SessionID, Agent: d.Agent, Worktree: d.Worktree}, e)
 			s.LastInteractionTime = &t
 		}
+		s.followWorktree(d.Worktree)
 		if s.Phase.Normalize() == PhaseActive {
 			s.Phase = PhaseIdle
 			s.LastInteractionTime = &t
@@ -588,6 +590,15 @@ func (s *State) followed(in State, d events.CarriedForward) {
 		s.CheckpointCount = 0
 	case s.CheckpointCount == 0:
 		s.CheckpointCount = 1
+	}
+}
+
+// followWorktree takes the path at which the session's worktree was seen: the same worktree
+// (Engine.otherWorktree lets through no other) at a new path, after its directory was renamed
+// or `git worktree move` moved it, so that the commits made there find the session.
+func (s *State) followWorktree(wt events.Worktree) {
+	if wt.Path != "" && wt.ID == s.WorktreeID {
+		s.WorktreePath = wt.Path
 	}
 }
 
