@@ -52,21 +52,8 @@ func cutAt(msg, comment string) int {
 func AppendTrailer(msg, id, comment string) string {
 	cut := cutAt(msg, comment)
 	body, below := strings.TrimRight(msg[:cut], "\n"), msg[cut:]
-	lines := strings.Split(body, "\n")
-	inBlock := false
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := lines[i]
-		if isComment(l, comment) {
-			continue
-		}
-		if strings.TrimSpace(l) == "" {
-			break
-		}
-		inBlock = strings.Contains(l, ": ")
-		break
-	}
 	sep := "\n\n"
-	if inBlock {
+	if endsInTrailerBlock(body, comment) {
 		sep = "\n"
 	}
 	out := body + sep + CheckpointTrailer + ": " + id + "\n"
@@ -74,6 +61,30 @@ func AppendTrailer(msg, id, comment string) string {
 		out += "\n" + below
 	}
 	return out
+}
+
+// endsInTrailerBlock reports whether text (without trailing newlines) ends in a trailer block
+// that the trailer joins: its last line that is not a comment holds ": " (spec §4.3), and its
+// paragraph is not the message's first. Git reads the first paragraph as the subject, never as
+// trailers, and joins its lines into the subject: "feat: add b" is a conventional-commit
+// subject, and a trailer right under it became part of it ("feat: add b Entire-Checkpoint:
+// ..." in git log --oneline). A paragraph after a lone blank first line is the first one too:
+// git's template for --trailer, where the user types the subject on that blank line.
+func endsInTrailerBlock(text, comment string) bool {
+	lines := strings.Split(text, "\n")
+	i := len(lines) - 1
+	for i >= 0 && isComment(lines[i], comment) {
+		i--
+	}
+	if i < 0 || strings.TrimSpace(lines[i]) == "" || !strings.Contains(lines[i], ": ") {
+		return false
+	}
+	for ; i >= 0; i-- {
+		if !isComment(lines[i], comment) && strings.TrimSpace(lines[i]) == "" {
+			return i >= 1 // a blank line above the paragraph, with a line above it
+		}
+	}
+	return false
 }
 
 // InsertTrailerWithComment adds the trailer for the editor flow of spec §4.3, before git's
@@ -107,7 +118,14 @@ func InsertTrailerWithComment(msg, id, agent, lastPrompt, comment string) string
 	case strings.TrimSpace(msg[:idx]) == "":
 		return "\n\n" + block + "\n\n" + msg[idx:]
 	default:
-		return strings.TrimRight(msg[:idx], "\n") + "\n\n" + block + "\n\n" + msg[idx:]
+		// Text that ends in a trailer block (a sign-off, a --trailer, a template's) keeps it the
+		// message's last paragraph, as git's trailer tools and forges read it (a Co-authored-by
+		// below which another paragraph follows is no trailer to them).
+		text, sep := strings.TrimRight(msg[:idx], "\n"), "\n\n"
+		if endsInTrailerBlock(text, comment) {
+			sep = "\n"
+		}
+		return text + sep + block + "\n\n" + msg[idx:]
 	}
 }
 

@@ -51,6 +51,12 @@ func TestInsertTrailerWithComment(t *testing.T) {
 			"\n@ Please enter\n\n" + trailer + "\n@ ------------------------ >8 ------------------------\ndiff\n"},
 		{"no comments (commit.status=false)", "", "#",
 			"\n\n" + trailer + help + helpPrompt + helpNext},
+		{"commit -s: the trailer joins the sign-off's block", "\n\nSigned-off-by: A <a@b>\n\n# Please enter\n", "#",
+			"\n\nSigned-off-by: A <a@b>\n" + trailer + help + helpPrompt + helpNext + "\n# Please enter\n"},
+		{"commit --trailer: its line follows the subject's blank line", "\nCo-authored-by: X <x@e>\n\n# Please enter\n", "#",
+			"\nCo-authored-by: X <x@e>\n\n" + trailer + help + helpPrompt + helpNext + "\n# Please enter\n"},
+		{"a conventional-commit subject is no trailer block", "feat: add b\n\n# Please enter\n", "#",
+			"feat: add b\n\n" + trailer + help + helpPrompt + helpNext + "\n# Please enter\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := checkpoint.InsertTrailerWithComment(tc.msg, id, "Claude Code", "Add a", tc.comment)
@@ -76,6 +82,9 @@ func TestAppendTrailer(t *testing.T) {
 			"Add a\n\n# Please enter\n\n" + trailer + "\n" + cut + "diff --git a/a b/a\n+Key: value\n"},
 		{"commentChar ;", "Add a\n\nKey: v\n; Please enter\n", ";", "Add a\n\nKey: v\n; Please enter\n" + trailer},
 		{"commentChar ;: # is text", "Add a\n\nKey: v\n# text\n", ";", "Add a\n\nKey: v\n# text\n\n" + trailer},
+		{"a conventional-commit subject is no trailer block", "feat: add b\n", "#", "feat: add b\n\n" + trailer},
+		{"nor is a first paragraph of several lines", "fix: x\nRefs: y\n", "#", "fix: x\nRefs: y\n\n" + trailer},
+		{"a sign-off after the subject is", "fix: x\n\nSigned-off-by: A <a@b>\n", "#", "fix: x\n\nSigned-off-by: A <a@b>\n" + trailer},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, checkpoint.AppendTrailer(tc.msg, id, tc.comment)); diff != "" {
@@ -109,6 +118,8 @@ func TestCleanCommitMsg(t *testing.T) {
 		{"emptied, auto", "\n\n" + trailer + "\n@ Please enter\n@\n", "", "\n\n\n@ Please enter\n@\n"},
 		{"emptied, a sign-off is no text to git", "\n\nSigned-off-by: A <a@b>\n\n" + trailer + help + helpNext + "\n# Please enter\n", "#",
 			"\n\nSigned-off-by: A <a@b>\n\n\n# Please enter\n"},
+		{"emptied, a sign-off the trailer joined", "\n\nSigned-off-by: A <a@b>\n" + trailer + help + helpNext + "\n# Please enter\n", "#",
+			"\n\nSigned-off-by: A <a@b>\n\n# Please enter\n"},
 		{"the comment in another prefix than git's now", "Add a\n\n" + trailer + help + helpNext + "\n; Please enter\n", ";",
 			"Add a\n\n" + trailer + "\n; Please enter\n"},
 		{"the trailer removed by the user, its comment kept", "Add a\n\n" + help + helpNext, "#", "Add a\n\n"},
