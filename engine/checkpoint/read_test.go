@@ -414,6 +414,39 @@ func TestReadScopedGeminiDocument(t *testing.T) {
 	}
 }
 
+// A Gemini CLI chat document (before v0.39) of several turns is shown in the order of its
+// messages, each prompt before its turn's tool calls and answer, whether pretty-printed as
+// Gemini writes it or compact as the reader merges chunks. Scanned as one record, explain
+// listed every prompt first, then every tool call, then only the last answer.
+func TestReadEntriesGeminiDocumentInOrder(t *testing.T) {
+	pretty := "{\n  \"sessionId\": \"g\",\n  \"messages\": [\n" +
+		"    {\"id\": \"u1\", \"type\": \"user\", \"content\": \"write f1\"},\n" +
+		"    {\"id\": \"g1\", \"type\": \"gemini\", \"content\": \"Wrote f1.\", \"toolCalls\": [{\"name\": \"write_file\", \"args\": {\"file_path\": \"/r/f1.txt\"}}]},\n" +
+		"    {\"id\": \"i1\", \"type\": \"info\", \"content\": \"note\"},\n" +
+		"    {\"id\": \"u2\", \"type\": \"user\", \"content\": [{\"text\": \"write f2\"}]},\n" +
+		"    {\"id\": \"g2\", \"type\": \"gemini\", \"content\": \"\", \"toolCalls\": [{\"name\": \"run_shell_command\", \"args\": {\"command\": \"ls\"}}]},\n" +
+		"    {\"id\": \"g3\", \"type\": \"gemini\", \"content\": \"Wrote f2.\", \"toolCalls\": [{\"name\": \"write_file\", \"args\": {\"file_path\": \"/r/f2.txt\"}}]}\n" +
+		"  ]\n}\n"
+	compact := `{"messages":[{"id":"u1","type":"user","content":"write f1"},{"id":"g1","type":"gemini","content":"Wrote f1.","toolCalls":[{"name":"write_file","args":{"file_path":"/r/f1.txt"}}]},{"id":"i1","type":"info","content":"note"},` +
+		`{"id":"u2","type":"user","content":[{"text":"write f2"}]},{"id":"g2","type":"gemini","content":"","toolCalls":[{"name":"run_shell_command","args":{"command":"ls"}}]},` +
+		`{"id":"g3","type":"gemini","content":"Wrote f2.","toolCalls":[{"name":"write_file","args":{"file_path":"/r/f2.txt"}}]}]}`
+	want := []checkpoint.TranscriptEntry{
+		{Kind: "user", Text: "write f1"},
+		{Kind: "tool", Tool: "write_file", Text: "/r/f1.txt"},
+		{Kind: "assistant", Text: "Wrote f1."},
+		{Kind: "user", Text: "write f2"},
+		{Kind: "tool", Tool: "run_shell_command", Text: "ls"},
+		{Kind: "tool", Tool: "write_file", Text: "/r/f2.txt"},
+		{Kind: "assistant", Text: "Wrote f2."},
+	}
+	for name, doc := range map[string]string{"pretty": pretty, "compact": compact} {
+		s := checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: "Gemini CLI"}, Transcript: []byte(doc)}
+		if diff := cmp.Diff(want, s.Entries(s.Transcript)); diff != "" {
+			t.Errorf("%s entries (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
 // An agent whose transcript holds one message in several records is shown each message once:
 // Codex writes every prompt and answer both as a response_item and as an event_msg, and Gemini
 // CLI appends a message again each time it changes (its scanner keeps the last record of an

@@ -188,7 +188,7 @@ func toolDetail(in map[string]json.RawMessage) string {
 // Entries are the readable steps of the slot's transcript data (all of it or its scope) in the
 // slot agent's format: Claude Code's JSONL is read block by block; any other agent's transcript
 // record by record through its own scanner (its prompts, then its tool calls, then its
-// assistant text).
+// assistant text), a transcript kept as one JSON document message by message.
 func (s Slot) Entries(data []byte) []TranscriptEntry {
 	rd, ok := agents.ByType(s.Meta.Agent)
 	if !ok || rd.Name() == agents.Default.Name() {
@@ -204,6 +204,14 @@ func (s Slot) Entries(data []byte) []TranscriptEntry {
 		}
 		if sc.LastAssistant != "" {
 			out = append(out, TranscriptEntry{Kind: "assistant", Text: sc.LastAssistant})
+		}
+	}
+	if rs, ok := rd.(agent.RecordScanner); ok {
+		if scans, ok := rs.ScanRecords(data); ok { // one JSON document, message by message
+			for _, sc := range scans {
+				add(sc)
+			}
+			return out
 		}
 	}
 	if first, _, _ := bytes.Cut(data, []byte{'\n'}); string(bytes.TrimSpace(first)) == "{" {

@@ -162,6 +162,14 @@ type SubagentCounter interface {
 	SubagentUsage(transcriptPath, sessionID string, ids []string) *events.TokenUsage
 }
 
+// RecordScanner is implemented by transcripts that may be one JSON document (Gemini CLI's chat
+// file before v0.39), which no line-by-line reading can show in order: ScanRecords scans a whole
+// transcript held in memory record by record, one Scan per record in the document's order. ok
+// is false when data is no such document (JSON lines are read line by line).
+type RecordScanner interface {
+	ScanRecords(data []byte) (scans []Scan, ok bool)
+}
+
 // Positioner is implemented by transcripts whose positions need not count lines: Gemini CLI's
 // chat file before v0.39 is one JSON document, rewritten whole every turn, where a position
 // counts messages (events.Transcript.Lines) and a byte offset points at no message. Such a

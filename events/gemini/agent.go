@@ -22,6 +22,7 @@ var (
 	_ agent.Agent             = Agent{}
 	_ agent.TurnEndUnreliable = Agent{}
 	_ agent.Positioner        = Agent{}
+	_ agent.RecordScanner     = Agent{}
 )
 
 // Name is the CLI name in `entire hooks gemini <verb>`.
@@ -110,6 +111,9 @@ func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
 func (Agent) ScanBytesFrom(data []byte, from events.Transcript) (agent.Scan, error) {
 	return ScanBytesFrom(data, from)
 }
+
+// ScanRecords scans a legacy chat document held in memory message by message.
+func (Agent) ScanRecords(data []byte) ([]agent.Scan, bool) { return ScanRecords(data) }
 
 // SkipRecords is a chat file held in memory without its first n messages (or JSONL lines).
 func (Agent) SkipRecords(data []byte, n int) []byte { return SkipRecords(data, n) }

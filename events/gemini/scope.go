@@ -3,7 +3,10 @@ package gemini
 import (
 	"encoding/json"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // SkipRecords is a whole chat file held in memory without its first n records, in its layout:
@@ -33,4 +36,27 @@ func SkipRecords(data []byte, n int) []byte {
 		return nil
 	}
 	return out
+}
+
+// ScanRecords scans a legacy chat document held in memory (pretty-printed as Gemini CLI writes
+// it, or compact as Entire's reader merges its chunks) one message at a time, in order: each
+// Scan holds one message's prompt, or its tool calls, text and usage. ok is false for JSONL
+// and for a document that is not valid JSON.
+func ScanRecords(data []byte) ([]agent.Scan, bool) {
+	if detectBytes(data) != formatDocument || !jsonvalid.Valid(data) {
+		return nil, false
+	}
+	msgs := gjson.ParseBytes(data).Get("messages")
+	if !msgs.IsArray() {
+		return nil, false
+	}
+	var scans []agent.Scan
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		var s agent.Scan
+		collect(&s, []message{readMessage(m)})
+		s.Lines = 1
+		scans = append(scans, s)
+		return true
+	})
+	return scans, true
 }
