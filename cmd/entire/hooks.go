@@ -182,6 +182,9 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	if known, _ := session.NewStore(h.repo.CommonDir).Has(in.SessionID); known {
 		attrs = append(attrs, "session_id", in.SessionID)
 	}
+	if in.Foreign != "" { // its own hooks record it, when installed
+		attrs = append(attrs, "ignored", "payload of "+in.Foreign+", not of "+a.Type())
+	}
 	h.log.Info(verb, attrs...)
 	if in.Kind == agent.Ignore { // a disabled recorder returned before reading stdin (Run)
 		return nil

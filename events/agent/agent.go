@@ -67,6 +67,9 @@ type Hook struct {
 	Async bool
 	// ToolInput is the raw JSON of the tool's input (TaskStep: the todo list).
 	ToolInput []byte
+	// Foreign names the agent whose payload came through this agent's hook (Cursor runs Claude
+	// Code's project hooks with its own payloads): Kind is then Ignore and nothing is recorded.
+	Foreign string
 	// OpensTurn: on SessionStart, the agent may send no turn hooks at all (Cursor's headless
 	// `agent -p`), so the session start also opens a turn, closed from the transcript at the next
 	// turn start or at session end.

@@ -42,6 +42,9 @@ func (Agent) Parse(verb string, stdin []byte) (agent.Hook, error) {
 	if err != nil {
 		return agent.Hook{}, err
 	}
+	if in.Foreign != "" {
+		return agent.Hook{Kind: agent.Ignore, SessionID: in.SessionID, Foreign: in.Foreign}, nil
+	}
 	h := agent.Hook{Kind: kind, SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Prompt: in.Prompt,
 		Source: in.Source, Reason: in.Reason, LastMessage: in.LastAssistantMessage, ToolName: in.ToolName,
 		ToolUseID: in.ToolUseID, SubagentID: in.AgentID, SubagentType: in.AgentType,

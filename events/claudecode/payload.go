@@ -32,6 +32,11 @@ type HookInput struct {
 	AgentTranscriptPath  string // agent_transcript_path (SubagentStop)
 	ToolInput            []byte // tool_input as raw JSON; nil when absent or null
 	ToolResponse         []byte // tool_response as raw JSON; nil when absent or null
+	// Foreign names the agent that sent the payload when it is not Claude Code's: Cursor runs
+	// the hooks of .claude/settings.json too (its "third-party hooks", agent-hooks.md §1.7,
+	// §3.5), with its own payload (cursor_version, conversation_id, camelCase
+	// hook_event_name). "" for Claude Code's.
+	Foreign string
 }
 
 // ParseHookInput decodes a hook payload. Empty input, invalid JSON and JSON
@@ -76,7 +81,21 @@ func ParseHookInput(data []byte) (HookInput, error) {
 		AgentTranscriptPath:  str("agent_transcript_path"),
 		ToolInput:            raw("tool_input"),
 		ToolResponse:         raw("tool_response"),
+		Foreign:              foreignSender(r),
 	}, nil
+}
+
+// foreignSender names the agent a payload comes from when it is not Claude Code, whose event
+// names are PascalCase: Cursor (it sends cursor_version, and camelCase event names), or another
+// agent ("other") whose hook_event_name starts with a lower-case letter.
+func foreignSender(r gjson.Result) string {
+	if r.Get("cursor_version").Exists() {
+		return "Cursor"
+	}
+	if ev := r.Get("hook_event_name"); ev.Type == gjson.String && ev.Str != "" && ev.Str[0] >= 'a' && ev.Str[0] <= 'z' {
+		return "other"
+	}
+	return ""
 }
 
 // jsonKind names the JSON type of a valid top-level value.

@@ -127,3 +127,35 @@ func TestValidateSessionID(t *testing.T) {
 		}
 	}
 }
+
+// Cursor runs the hooks of .claude/settings.json too ("third-party hooks"), with its own
+// payloads: such a call is no Claude Code hook and records nothing, whatever its verb, while
+// Claude Code's own payloads (PascalCase event names, or none) are recorded as before.
+func TestParseForeignPayloadIgnored(t *testing.T) {
+	cursorStart := `{"conversation_id":"c-1","generation_id":"g","model":"m","is_background_agent":false,` +
+		`"session_id":"c-1","hook_event_name":"sessionStart","cursor_version":"2026.08.11-e8db854",` +
+		`"workspace_roots":["/w"],"user_email":"u@e.com","transcript_path":null}`
+	cursorPrompt := `{"conversation_id":"c-1","generation_id":"g","hook_event_name":"beforeSubmitPrompt",` +
+		`"cursor_version":"2026.08.11-e8db854","workspace_roots":["/w"],"transcript_path":null,"prompt":"hi"}`
+	otherStop := `{"session_id":"s-1","hook_event_name":"stop","transcript_path":"/t.jsonl"}`
+	for _, tc := range []struct {
+		verb, payload string
+		want          agent.Hook
+	}{
+		{"session-start", cursorStart, agent.Hook{Kind: agent.Ignore, SessionID: "c-1", Foreign: "Cursor"}},
+		{"user-prompt-submit", cursorPrompt, agent.Hook{Kind: agent.Ignore, Foreign: "Cursor"}},
+		{"stop", otherStop, agent.Hook{Kind: agent.Ignore, SessionID: "s-1", Foreign: "other"}},
+		{"session-start", `{"session_id":"s-1","hook_event_name":"SessionStart","source":"startup"}`,
+			agent.Hook{Kind: agent.SessionStart, SessionID: "s-1", Source: "startup"}},
+		{"user-prompt-submit", `{"session_id":"s-1","prompt":"hi"}`,
+			agent.Hook{Kind: agent.TurnStart, SessionID: "s-1", Prompt: "hi"}},
+	} {
+		got, err := Agent{}.Parse(tc.verb, []byte(tc.payload))
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.verb, tc.payload, err)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tc.verb, tc.payload, diff)
+		}
+	}
+}
