@@ -447,6 +447,35 @@ func TestReadEntriesGeminiDocumentInOrder(t *testing.T) {
 	}
 }
 
+// Gemini CLI's JSONL drops the messages a "$rewindTo" record names (the user rewound the
+// conversation): explain shows what is left, as the prompts and the token usage count it. Read
+// line by line, the dropped answer was shown between the turns.
+func TestReadEntriesGeminiRewound(t *testing.T) {
+	data := strings.Join([]string{
+		`{"sessionId":"g","projectHash":"p","kind":"main"}`,
+		`{"id":"u1","type":"user","content":[{"text":"write a"}]}`,
+		`{"id":"g1","type":"gemini","content":"Wrote a.","toolCalls":[{"name":"write_file","args":{"file_path":"/r/a.txt"}}]}`,
+		`{"id":"u2","type":"user","content":[{"text":"write b"}]}`,
+		`{"id":"g2","type":"gemini","content":"Wrote b.","toolCalls":[{"name":"write_file","args":{"file_path":"/r/b.txt"}}]}`,
+		`{"$rewindTo":"u2"}`,
+		`{"id":"u3","type":"user","content":[{"text":"write c"}]}`,
+		`{"id":"g3","type":"gemini","content":"","toolCalls":[{"name":"write_file","args":{"file_path":"/r/c.txt"}}]}`,
+		`{"id":"g3","type":"gemini","content":"Wrote c.","toolCalls":[{"name":"write_file","args":{"file_path":"/r/c.txt"}}]}`,
+	}, "\n")
+	want := []checkpoint.TranscriptEntry{
+		{Kind: "user", Text: "write a"},
+		{Kind: "tool", Tool: "write_file", Text: "/r/a.txt"},
+		{Kind: "assistant", Text: "Wrote a."},
+		{Kind: "user", Text: "write c"},
+		{Kind: "tool", Tool: "write_file", Text: "/r/c.txt"},
+		{Kind: "assistant", Text: "Wrote c."},
+	}
+	s := checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: "Gemini CLI"}, Transcript: []byte(data)}
+	if diff := cmp.Diff(want, s.Entries(s.Transcript)); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+}
+
 // An agent whose transcript holds one message in several records is shown each message once:
 // Codex writes every prompt and answer both as a response_item and as an event_msg, and Gemini
 // CLI appends a message again each time it changes (its scanner keeps the last record of an

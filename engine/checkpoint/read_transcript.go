@@ -188,7 +188,7 @@ func toolDetail(in map[string]json.RawMessage) string {
 // Entries are the readable steps of the slot's transcript data (all of it or its scope) in the
 // slot agent's format: Claude Code's JSONL is read block by block; any other agent's transcript
 // record by record through its own scanner (its prompts, then its tool calls, then its
-// assistant text), a transcript kept as one JSON document message by message.
+// assistant text), or message by message when its lines are not each a step (RecordScanner).
 func (s Slot) Entries(data []byte) []TranscriptEntry {
 	rd, ok := agents.ByType(s.Meta.Agent)
 	if !ok || rd.Name() == agents.Default.Name() {
@@ -207,7 +207,7 @@ func (s Slot) Entries(data []byte) []TranscriptEntry {
 		}
 	}
 	if rs, ok := rd.(agent.RecordScanner); ok {
-		if scans, ok := rs.ScanRecords(data); ok { // one JSON document, message by message
+		if scans, ok := rs.ScanRecords(withNewline(data)); ok { // message by message
 			for _, sc := range scans {
 				add(sc)
 			}
@@ -225,10 +225,10 @@ func (s Slot) Entries(data []byte) []TranscriptEntry {
 }
 
 // oncePerMessage drops the entries that line-by-line scanning finds more than once for one
-// message: Codex records each prompt and answer twice (a response_item and an event_msg),
-// Gemini CLI appends a message again each time it changes. The scan of the whole transcript
-// says which prompts and tool calls there are, in order: a prompt or tool call is kept when it
-// is the next one of those, and an answer when it does not repeat the entry kept just before.
+// message: Codex records each prompt and answer twice (a response_item and an event_msg). The
+// scan of the whole transcript says which prompts and tool calls there are, in order: a prompt
+// or tool call is kept when it is the next one of those, and an answer when it does not repeat
+// the entry kept just before.
 // Should the line-by-line entries not contain all of the whole scan's, in its order, they are
 // returned as they are, so that nothing is lost.
 func oncePerMessage(entries []TranscriptEntry, whole agent.Scan) []TranscriptEntry {

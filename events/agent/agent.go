@@ -165,10 +165,12 @@ type SubagentCounter interface {
 	SubagentUsage(transcriptPath, sessionID string, ids []string) *events.TokenUsage
 }
 
-// RecordScanner is implemented by transcripts that may be one JSON document (Gemini CLI's chat
-// file before v0.39), which no line-by-line reading can show in order: ScanRecords scans a whole
-// transcript held in memory record by record, one Scan per record in the document's order. ok
-// is false when data is no such document (JSON lines are read line by line).
+// RecordScanner is implemented by transcripts whose lines are not each a step of the
+// conversation: Gemini CLI's chat file before v0.39 is one JSON document, and its JSONL appends a
+// message again each time it changes and drops messages with a rewind record. ScanRecords scans
+// a whole transcript held in memory message by message, one Scan per message in the
+// conversation's order, so that a reader shows the steps as they came. ok is false when data
+// cannot be read so (a document that is not valid JSON).
 type RecordScanner interface {
 	ScanRecords(data []byte) (scans []Scan, ok bool)
 }

@@ -63,13 +63,18 @@ func (sc *lineScanner) rewind(id string) {
 	sc.order = sc.order[:i]
 }
 
-// finish returns the Scan of the messages left.
-func (sc *lineScanner) finish() agent.Scan {
+// messages are the messages left, in order, each as its last record says.
+func (sc *lineScanner) messages() []message {
 	list := make([]message, 0, len(sc.order))
 	for _, id := range sc.order {
 		list = append(list, sc.msgs[id])
 	}
+	return list
+}
+
+// finish returns the Scan of the messages left.
+func (sc *lineScanner) finish() agent.Scan {
 	s := sc.s
-	collect(&s, list)
+	collect(&s, sc.messages())
 	return s
 }

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/tidwall/gjson"
@@ -38,25 +39,43 @@ func SkipRecords(data []byte, n int) []byte {
 	return out
 }
 
-// ScanRecords scans a legacy chat document held in memory (pretty-printed as Gemini CLI writes
-// it, or compact as Entire's reader merges its chunks) one message at a time, in order: each
-// Scan holds one message's prompt, or its tool calls, text and usage. ok is false for JSONL
-// and for a document that is not valid JSON.
+// ScanRecords scans a chat file held in memory one message at a time, in the conversation's
+// order: each Scan holds one message's prompt, or its tool calls, text and usage. A legacy
+// document (pretty-printed as Gemini CLI writes it, or compact as Entire's reader merges its
+// chunks) is read message by message; JSONL as ScanBytes reads it, each message as its last
+// record says, in its first record's place, without the messages a "$rewindTo" dropped (a
+// final line without '\n' is left out). ok is false for a document that is not valid JSON.
 func ScanRecords(data []byte) ([]agent.Scan, bool) {
-	if detectBytes(data) != formatDocument || !jsonvalid.Valid(data) {
-		return nil, false
+	var list []message
+	if detectBytes(data) == formatDocument {
+		if !jsonvalid.Valid(data) {
+			return nil, false
+		}
+		msgs := gjson.ParseBytes(data).Get("messages")
+		if !msgs.IsArray() {
+			return nil, false
+		}
+		msgs.ForEach(func(_, m gjson.Result) bool {
+			list = append(list, readMessage(m))
+			return true
+		})
+	} else {
+		sc := newLineScanner(0)
+		for {
+			line, rest, found := bytes.Cut(data, []byte{'\n'})
+			if !found {
+				break
+			}
+			sc.consume(line)
+			data = rest
+		}
+		list = sc.messages()
 	}
-	msgs := gjson.ParseBytes(data).Get("messages")
-	if !msgs.IsArray() {
-		return nil, false
-	}
-	var scans []agent.Scan
-	msgs.ForEach(func(_, m gjson.Result) bool {
+	scans := make([]agent.Scan, 0, len(list))
+	for _, m := range list {
 		var s agent.Scan
-		collect(&s, []message{readMessage(m)})
-		s.Lines = 1
+		collect(&s, []message{m})
 		scans = append(scans, s)
-		return true
-	})
+	}
 	return scans, true
 }
