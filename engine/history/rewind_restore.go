@@ -13,6 +13,7 @@ import (
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
+	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -95,6 +96,14 @@ func (en *History) placeTranscript(m checkpoint.CommittedMetadata, place Transcr
 	}
 	if place.Override != "" && m.Agent == engine.AgentClaudeCode {
 		return filepath.Join(place.Override, m.SessionID+".jsonl")
+	}
+	if a, ok := agents.ByType(m.Agent); ok && place.Default != nil {
+		if _, own := a.(agent.Materializer); own {
+			// The agent keeps no transcript file (OpenCode): the transcript is the copy the
+			// hooks export into a repository's git directory, and its transcript_path names
+			// that of the clone it was recorded in. It goes back into this repository's.
+			return place.Default(m.Agent, m.SessionID)
+		}
 	}
 	return en.transcriptDestination(m, place.Default)
 }
