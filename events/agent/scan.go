@@ -36,8 +36,9 @@ type Scan struct {
 	// Usage is the token usage of entire-format.md §12.3 (no subagents).
 	Usage events.TokenUsage `json:"usage"`
 	// UsageBeforeStart reports that Usage holds the totals of a run of the agent (Copilot's
-	// session.shutdown) which may have begun before the scan's first line, so that they may
-	// count lines before StartOffset too. The usage of the scanned range alone is then the
+	// session.shutdown) which may have begun before the scan's first line, or the usage of a
+	// message whose earlier records may lie before it (Gemini CLI appends a message again as it
+	// changes), so that they may count lines before StartOffset too. The usage of the scanned range alone is then the
 	// usage of the transcript up to the scan's end less its usage up to the scan's start. A
 	// scan from the transcript's start is exact either way.
 	UsageBeforeStart bool `json:"usage_before_start,omitempty"`

@@ -104,6 +104,13 @@ func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 	return ScanFile(path, from)
 }
 
+var _ agent.RangeScanner = Agent{}
+
+// ScanFileTo reads a JSONL chat file from a position up to a byte offset (agent.RangeScanner).
+func (Agent) ScanFileTo(path string, from events.Transcript, end int64) (agent.Scan, error) {
+	return ScanFileTo(path, from, end)
+}
+
 // ScanBytes reads a whole chat file held in memory.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
 

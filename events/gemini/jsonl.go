@@ -17,6 +17,10 @@ type lineScanner struct {
 	s     agent.Scan
 	order []string           // message ids, first-seen order
 	msgs  map[string]message // the latest facts per id
+	// prompted: a user message was read. A model message with usage before the first one,
+	// in a scan that starts past the file's start, may be one whose earlier records lie
+	// before the scan: its usage is then counted there too (Scan.UsageBeforeStart).
+	prompted bool
 }
 
 func newLineScanner(offset int64) *lineScanner {
@@ -42,6 +46,12 @@ func (sc *lineScanner) consume(line []byte) {
 	}
 	if id := r.Get("id"); id.Type == gjson.String {
 		m := readMessage(r)
+		switch {
+		case m.typ == "user":
+			sc.prompted = true
+		case m.tokens != nil && !sc.prompted && sc.s.StartOffset > 0:
+			sc.s.UsageBeforeStart = true
+		}
 		if _, seen := sc.msgs[m.id]; !seen {
 			sc.order = append(sc.order, m.id)
 		}

@@ -154,6 +154,31 @@ func ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 	}
 }
 
+// ScanFileTo scans the JSONL chat file at path from position from up to byte offset end
+// (agent.RangeScanner): the complete lines within [from.Offset, end), for the usage before a
+// range whose scan may count messages that began before it (Scan.UsageBeforeStart). A legacy
+// document has no byte ranges: it is an error wrapping ErrPositionPastEnd, and the caller reads
+// it whole with ScanFile.
+func ScanFileTo(path string, from events.Transcript, end int64) (agent.Scan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return agent.Scan{}, fmt.Errorf("scan gemini chat: %w", err)
+	}
+	layout, err := detectFile(f)
+	f.Close()
+	if err != nil {
+		return agent.Scan{}, fmt.Errorf("scan gemini chat %s: %w", path, err)
+	}
+	if layout == formatDocument {
+		return agent.Scan{}, fmt.Errorf("scan gemini chat %s: a chat document is read whole: %w", path, ErrPositionPastEnd)
+	}
+	sc := newLineScanner(from.Offset)
+	if _, err := agent.ScanLinesTo(path, from.Offset, end, sc.consume); err != nil {
+		return agent.Scan{}, err
+	}
+	return sc.finish(), nil
+}
+
 // detectFile reads the first non-blank line of f to tell its layout, then rewinds f.
 func detectFile(f *os.File) (format, error) {
 	r := bufio.NewReaderSize(f, 64<<10)

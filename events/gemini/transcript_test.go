@@ -150,6 +150,29 @@ func TestScanSplitEqualsWhole(t *testing.T) {
 	}
 }
 
+// Gemini CLI appends a message again as it changes (its tokens among what changes): a range
+// that starts between two records of one message does not count that message's usage again.
+// Split anywhere, the usage of the part before plus the range usage of the part after
+// (agent.RangeUsage, as the recorder computes a checkpoint's delta) is the whole file's usage.
+func TestScanRangeUsageSplitEqualsWhole(t *testing.T) {
+	data := readFixture(t, jsonlFile)
+	whole := ScanBytes(data)
+	scanTo := func(end int64) (agent.Scan, bool) {
+		sc, err := ScanFileTo(jsonlFile, events.Transcript{}, end)
+		return sc, err == nil
+	}
+	for _, a := range lineEnds(data) {
+		rest, err := ScanFile(jsonlFile, events.Transcript{Offset: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ScanBytes(data[:a]).Usage.Add(agent.RangeUsage(rest, a, scanTo))
+		if diff := cmp.Diff(whole.Usage, got); diff != "" {
+			t.Errorf("split at %d: usage before + range usage after (-whole +got):\n%s", a, diff)
+		}
+	}
+}
+
 // A message re-appended after the boundary lists its tool calls again: the documented limit.
 func TestScanSplitRepeatsActionsOfRewrittenMessage(t *testing.T) {
 	data := readFixture(t, jsonlFile)
