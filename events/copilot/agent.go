@@ -18,6 +18,9 @@ const ConfigFile = ".github/hooks/entire.json"
 // sessionStateEnv names the test override of ~/.copilot/session-state.
 const sessionStateEnv = "ENTIRE_TEST_COPILOT_PROJECT_DIR"
 
+// copilotHomeEnv names Copilot CLI's override of its configuration directory, ~/.copilot.
+const copilotHomeEnv = "COPILOT_HOME"
+
 // Agent is Copilot CLI's entry in the agent table.
 type Agent struct{}
 
@@ -60,20 +63,26 @@ func (Agent) ScanFileTo(path string, from events.Transcript, end int64) (agent.S
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
 
 // DefaultTranscript is where Copilot CLI keeps a session's transcript (agent-hooks.md §5.3):
-// ~/.copilot/session-state/<id>/events.jsonl, with $ENTIRE_TEST_COPILOT_PROJECT_DIR, when set,
-// in place of ~/.copilot/session-state. The repository does not matter. "" when the home
-// directory or the id is unusable.
+// <config>/session-state/<id>/events.jsonl, <config> being $COPILOT_HOME when set (Copilot's
+// own override of its directory, which its hooks inherit; the Copilot SDK sets it), else
+// ~/.copilot; with $ENTIRE_TEST_COPILOT_PROJECT_DIR, when set, in place of
+// <config>/session-state. The repository does not matter. "" when the home directory or the
+// id is unusable.
 func (Agent) DefaultTranscript(_, sessionID string) string {
 	if agent.ValidateSessionID(sessionID) != nil {
 		return ""
 	}
 	dir := os.Getenv(sessionStateEnv)
 	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
+		config := os.Getenv(copilotHomeEnv)
+		if !filepath.IsAbs(config) {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return ""
+			}
+			config = filepath.Join(home, ".copilot")
 		}
-		dir = filepath.Join(home, ".copilot", "session-state")
+		dir = filepath.Join(config, "session-state")
 	}
 	return filepath.Join(dir, sessionID, "events.jsonl")
 }

@@ -50,7 +50,8 @@ means none. The recorder decides nothing, so Reply prints nothing for every verb
   - On the first prompt userPromptSubmitted fires before sessionStart. Parse only translates;
     the engine accepts a turn start for a session it has not seen start.
   - transcriptPath is only on agentStop, subagent and preCompact payloads. DefaultTranscript
-    computes it from the session id: ~/.copilot/session-state/<sessionId>/events.jsonl, or
+    computes it from the session id: ~/.copilot/session-state/<sessionId>/events.jsonl
+    ($COPILOT_HOME/session-state/... when Copilot runs with COPILOT_HOME set), or
     <dir>/<sessionId>/events.jsonl when ENTIRE_TEST_COPILOT_PROJECT_DIR=<dir> is set. A
     --config-dir given to Copilot moves the real file elsewhere; a payload's transcriptPath
     then still wins where it is sent.

@@ -226,8 +226,15 @@ func TestDefaultTranscript(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv(sessionStateEnv, "")
+	t.Setenv(copilotHomeEnv, "")
 	if got, want := (Agent{}).DefaultTranscript("/home/u/src/app", sess), filepath.Join(home, ".copilot", "session-state", sess, "events.jsonl"); got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+	// Copilot run with COPILOT_HOME keeps its sessions there; its hooks inherit the variable.
+	copilotHome := t.TempDir()
+	t.Setenv(copilotHomeEnv, copilotHome)
+	if got, want := (Agent{}).DefaultTranscript("/home/u/src/app", sess), filepath.Join(copilotHome, "session-state", sess, "events.jsonl"); got != want {
+		t.Errorf("COPILOT_HOME: got %q, want %q", got, want)
 	}
 	override := t.TempDir()
 	t.Setenv(sessionStateEnv, override)
