@@ -44,7 +44,14 @@ func setupPaths(e *env, repo *gitexec.Repo) (setup.Paths, error) {
 	if err != nil {
 		return setup.Paths{}, err
 	}
-	return setup.Paths{TopLevel: repo.TopLevel, HooksDir: hooks}, nil
+	shared := !within(hooks, repo.TopLevel) && !within(hooks, repo.CommonDir) && !within(hooks, repo.GitDir)
+	return setup.Paths{TopLevel: repo.TopLevel, HooksDir: hooks, SharedHooks: shared}, nil
+}
+
+// within reports whether path is dir or lies below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 func (c *enableCmd) Run(e *env) error {

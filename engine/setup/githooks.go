@@ -389,6 +389,16 @@ func isExecutable(path string) bool {
 	return err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0
 }
 
+// anyGitHookOurs reports whether hooksDir holds at least one of Entire's hooks.
+func anyGitHookOurs(hooksDir string) bool {
+	for _, h := range gitHooks {
+		if data, err := os.ReadFile(filepath.Join(hooksDir, h.Name)); err == nil && isOurs(data) {
+			return true
+		}
+	}
+	return false
+}
+
 // RemoveGitHooks deletes the hooks that carry the marker and renames each
 // <name>.pre-entire back to <name> when that name is free. It returns report lines.
 func RemoveGitHooks(hooksDir string) ([]string, error) {

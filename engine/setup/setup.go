@@ -15,6 +15,9 @@ import (
 type Paths struct {
 	TopLevel string // absolute worktree root
 	HooksDir string // absolute git hooks directory (already honours core.hooksPath)
+	// SharedHooks: HooksDir is outside this repository (a core.hooksPath such as a global
+	// ~/.githooks), so every repository using that directory runs the hooks written there.
+	SharedHooks bool
 }
 
 func (p Paths) check() error {
@@ -140,6 +143,9 @@ func Enable(p Paths, opt EnableOptions) (Report, error) {
 		return r, err
 	}
 	r.add("✓ Hooks installed")
+	if p.SharedHooks {
+		r.add(fmt.Sprintf("Note: the git hooks are in %s (core.hooksPath), outside this repository: every repository that uses that directory runs them.", p.HooksDir))
+	}
 	r.add(lines...)
 	return r, nil
 }
@@ -256,9 +262,18 @@ func DisableIn(p Paths, uninstall, project bool) (Report, error) {
 			r.add(fmt.Sprintf("✓ Removed %d %s %s from %s", n, a.Type(), hookWord(n), a.ConfigFile()))
 		}
 	}
-	lines, err := RemoveGitHooks(p.HooksDir)
-	r.add(lines...)
-	errs = append(errs, err)
+	if p.SharedHooks {
+		// Removing them would silently stop recording in every other repository that
+		// uses the directory and has Entire enabled; here they do nothing once the
+		// settings below are gone.
+		if anyGitHookOurs(p.HooksDir) {
+			r.add(fmt.Sprintf("Left Entire's git hooks in %s (core.hooksPath): other repositories may use that directory. Remove them there if none does.", p.HooksDir))
+		}
+	} else {
+		lines, err := RemoveGitHooks(p.HooksDir)
+		r.add(lines...)
+		errs = append(errs, err)
+	}
 	dir := filepath.Join(p.TopLevel, entireDir)
 	if exists(dir) {
 		if err := os.RemoveAll(dir); err != nil {
