@@ -38,10 +38,22 @@ func ReadConfig(path string) (*ConfigDoc, error) {
 		d.Mode = info.Mode().Perm()
 	}
 	if d.Root, err = DecodeObject(data); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", d.Path, err)
+		return nil, parseError(d.Path, data, err)
 	}
 	d.Before, _ = DecodeObject(data)
 	return d, nil
+}
+
+// parseError names the line of a syntax error and what to do: agents such as Gemini CLI accept
+// comments and trailing commas in their settings, which a rewrite through encoding/json would
+// drop, so such a file is left as it is.
+func parseError(path string, data []byte, err error) error {
+	var syn *json.SyntaxError
+	if !errors.As(err, &syn) {
+		return fmt.Errorf("parse %s: %w", path, err)
+	}
+	line := 1 + bytes.Count(data[:max(0, min(int(syn.Offset)-1, len(data)))], []byte("\n"))
+	return fmt.Errorf("parse %s: line %d: %w (the file is left unchanged: Entire edits plain JSON only; remove comments and trailing commas, then run the command again)", path, line, err)
 }
 
 // DecodeObject decodes a JSON object keeping numbers as written.
