@@ -210,7 +210,21 @@ func (en *Maintenance) worktreeGone(s session.State) bool {
 func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(string)) error {
 	var errs []error
 	for _, b := range plan.Branches {
-		if err := en.deleteBranch(ctx, b.Name, b.Tip); err != nil {
+		err := en.deleteBranch(ctx, b.Name, b.Tip)
+		if errors.Is(err, gitexec.ErrRefMoved) {
+			// A hook deleted or wrote the branch since the listing: gone is what clean
+			// wanted, and written it is in use again. Neither is a failure of clean.
+			switch tip, ok, rerr := en.Repo.ResolveRef(ctx, gitexec.BranchRef(b.Name)); {
+			case rerr != nil:
+			case !ok:
+				done("Shadow branch " + b.Name + " was already deleted")
+				continue
+			case tip != b.Tip:
+				done("Kept shadow branch " + b.Name + ": a session wrote to it since the preview")
+				continue
+			}
+		}
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}

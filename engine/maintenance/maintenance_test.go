@@ -121,6 +121,39 @@ func TestPlanCleanRules(t *testing.T) {
 	}
 }
 
+// TestCleanBranchChangedSincePlan: a hook deletes an orphan branch (its session's emptied
+// branch) or writes to it after clean listed it. Clean --force failed with git's "unable to
+// resolve reference" and exited 1 for the first, and called the second a failure too.
+func TestCleanBranchChangedSincePlan(t *testing.T) {
+	ctx := context.Background()
+	en, _ := mtEngine(t)
+	const gone, moved = "entire/abcdef0-e3b0c4", "entire/1234567-e3b0c4"
+	goneTip := gittest.Commit(t, en.Repo, "refs/heads/"+gone, "", "cp\n\nEntire-Session: s1\n", map[string]string{"g": "g\n"})
+	tip := gittest.Commit(t, en.Repo, "refs/heads/"+moved, "", "cp\n\nEntire-Session: s2\n", map[string]string{"m": "m\n"})
+	plan, err := en.PlanClean(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Branches) != 2 {
+		t.Fatalf("orphan branches = %+v", plan.Branches)
+	}
+	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: gitexec.BranchRef(gone), Old: goneTip}}); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Commit(t, en.Repo, "refs/heads/"+moved, tip, "cp 2\n\nEntire-Session: s2\n", map[string]string{"m": "m2\n"})
+	var done []string
+	if err := en.Clean(ctx, plan, func(s string) { done = append(done, s) }); err != nil {
+		t.Fatalf("clean: %v (done: %q)", err, done)
+	}
+	want := []string{"Kept shadow branch " + moved + ": a session wrote to it since the preview", "Shadow branch " + gone + " was already deleted"}
+	if !slices.Equal(done, want) {
+		t.Errorf("done = %q, want %q", done, want)
+	}
+	if !mtBranchExists(t, en, moved) {
+		t.Error("the branch a session wrote to since the preview was deleted")
+	}
+}
+
 func TestPlanReset(t *testing.T) {
 	ctx := context.Background()
 	en, head := mtEngine(t)
