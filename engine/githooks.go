@@ -734,16 +734,24 @@ func (en *Engine) unrecordedHead(ctx context.Context, sessions []session.State) 
 	if !ok {
 		return false
 	}
+	// Another session may still hold the prepared ID of a commit that was aborted (an empty
+	// message): every session's is compared, not the first one's.
+	id, read := "", false
 	for _, s := range sessions {
 		if s.Recorder.PreparedID == "" || s.Recorder.LastCommit == string(head) {
 			continue
 		}
-		msg, err := en.Repo.CommitMessage(ctx, string(head))
-		if err != nil {
-			return false
+		if !read {
+			msg, err := en.Repo.CommitMessage(ctx, string(head))
+			if err != nil {
+				return false
+			}
+			id, _ = checkpoint.ParseCheckpointTrailer(msg)
+			read = true
 		}
-		id, _ := checkpoint.ParseCheckpointTrailer(msg)
-		return id == s.Recorder.PreparedID
+		if id != "" && id == s.Recorder.PreparedID {
+			return true
+		}
 	}
 	return false
 }
