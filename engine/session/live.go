@@ -34,6 +34,15 @@ func liveMarker(b Brief) string {
 // markerSep separates the session ID from the value in a marker's name.
 const markerSep = "@"
 
+// hiddenMarker is written beside the marker of a session whose ID starts with a dot: the
+// scripts' globs skip dot files, so they would see neither its state nor its marker and take a
+// commit of its work for one no session matters to. "@live" is no session's marker (an ID is
+// never empty), and the scripts seeing it ask the binary. It stays: it only costs the fast path.
+const hiddenMarker = markerSep + "live"
+
+// hiddenID reports a session ID the scripts' globs do not see.
+func hiddenID(id string) bool { return strings.HasPrefix(id, ".") }
+
 // markersOf lists the marker names of a session in dir (normally one).
 func markersOf(dir, id string) []string {
 	names, _ := filepath.Glob(filepath.Join(dir, globEscape(id)+markerSep+"*"))
@@ -67,6 +76,13 @@ func (st Store) writeMarker(id string, data []byte) error {
 	}
 	if err := st.ensureLiveDir(); err != nil {
 		return err
+	}
+	if hiddenID(id) {
+		if _, err := os.Stat(filepath.Join(st.liveDir(), hiddenMarker)); err != nil {
+			if err := writeSmall(filepath.Join(st.liveDir(), hiddenMarker), ""); err != nil {
+				return err
+			}
+		}
 	}
 	want := filepath.Join(st.liveDir(), id+markerSep+liveMarker(b))
 	old := markersOf(st.liveDir(), id)
@@ -127,6 +143,11 @@ func (st Store) ensureLiveDir() error {
 		}
 		if err := writeSmall(filepath.Join(tmp, id+markerSep+marker), ""); err != nil {
 			return err
+		}
+		if hiddenID(id) {
+			if err := writeSmall(filepath.Join(tmp, hiddenMarker), ""); err != nil {
+				return err
+			}
 		}
 	}
 	if err := os.Rename(tmp, st.liveDir()); err != nil {
