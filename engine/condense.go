@@ -153,6 +153,11 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		// position in offset and records both (a Gemini CLI document counts messages).
 		s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = st.Lines, st.Offset
 	}
+	if data.valid() && s.Recorder.CondensedOffset > data.end {
+		// Rewritten shorter since the last condensation (compacted, cut): the scan reads it
+		// from its start, and the checkpoint's scope is the same, not a start past its end.
+		s.CheckpointTranscriptStart, s.Recorder.CondensedOffset = 0, 0
+	}
 	fresh := data.scan(s.Condensed())
 	files := checkpointFiles(s.FilesTouched, en.relFiles(cmp.Or(fresh.Cwd, s.Recorder.AgentCwd), fresh.ModifiedFiles), c.Files, c.Claimed)
 	var prompts []string
