@@ -14,6 +14,7 @@ import (
 	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/history"
+	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/gitexec"
 )
 
@@ -43,6 +44,56 @@ type explainer struct {
 	out  io.Writer // human-readable output (safeText)
 	raw  io.Writer // machine output, unchanged
 	pal  palette
+	// resettled: settleAgain ran (once is enough).
+	resettled bool
+}
+
+// settleAgain finishes once more what hooks left pending, as the repository is now, when a
+// session is recording checkpoint id (a prefix) or the record moved since rd read it. explain
+// finished pending work when it opened the repository, which may have been before the commit it
+// is asked about was made: that commit's post-commit may still be writing its checkpoint, or
+// have died before it did. Its session's lock waits for the first, and the HEAD it now reads
+// records the second. Reports whether it ran, so that the caller reads again.
+func (x *explainer) settleAgain(id string) bool {
+	if x.resettled {
+		return false
+	}
+	x.resettled = true
+	if !x.recording(id) {
+		tip, _, err := x.repo.ResolveRef(x.ctx, checkpoint.MetaRef)
+		if err != nil || x.rd == nil || tip == x.rd.Tip {
+			return false
+		}
+	}
+	repo, err := gitexec.Open(x.ctx, x.repo.TopLevel)
+	if err != nil {
+		return false
+	}
+	defer repo.Close()
+	if err := engine.New(repo, x.en.Log, x.en.Stderr).DrainPending(x.ctx); err != nil {
+		x.en.Log.Error("pending work", "error", err.Error())
+	}
+	return true
+}
+
+// recording reports whether a session of the repository is recording checkpoint id (a prefix):
+// the commit that names it was prepared, or recorded and its checkpoint not written yet.
+func (x *explainer) recording(id string) bool {
+	states, err := x.en.Store.ListWhere(func(b session.Brief) bool { return b.Pending || b.Prepared })
+	if err != nil {
+		return false
+	}
+	for _, s := range states {
+		if s.Recorder.PreparedID != "" && strings.HasPrefix(s.Recorder.PreparedID, id) {
+			return true
+		}
+		for _, p := range s.Recorder.Pending {
+			if p.Commit.CheckpointID != "" && strings.HasPrefix(p.Commit.CheckpointID, id) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (c *explainCmd) Run(e *env) error {

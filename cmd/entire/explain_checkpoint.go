@@ -36,6 +36,9 @@ func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
 		}
 	}
 	if errors.Is(err, checkpoint.ErrCheckpointNotFound) {
+		if x.settleAgain(prefix) {
+			return c.explainCheckpoint(x, prefix)
+		}
 		return fmt.Errorf("checkpoint not found: %s", prefix)
 	}
 	if err != nil {

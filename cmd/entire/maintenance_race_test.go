@@ -16,7 +16,8 @@ import (
 // raceGit replaces the world's git wrapper. Once <root>/race-armed exists, the first command
 // matching the armed kind is held after it ran ("update-ref": one that creates or moves a
 // shadow branch) or before it runs ("list <dir>": a listing of entire's branches in the
-// repository at dir) until
+// repository at dir; "revparse": a rev-parse of a commit, as explain --commit resolves its
+// argument) until
 // <root>/race-release exists; <root>/race-held says it is held. While one is held, each
 // listing of entire's branches by another process touches <root>/race-listed when done.
 func raceGit(w *stressWorld, realGit string) {
@@ -33,6 +34,9 @@ case "$kind" in list" "*)
 	case " $* " in *" -C ${kind#list } "*)
 		if [ -n "$listing" ] && mkdir "$claim" 2>/dev/null; then hold; fi ;;
 	esac ;;
+esac
+case "$kind" in revparse)
+	case " $* " in *" rev-parse "*"^{commit} "*) mkdir "$claim" 2>/dev/null && hold ;; esac ;;
 esac
 case " $* " in *" update-ref "*)
 	if [ "$kind" = update-ref ]; then
@@ -211,6 +215,45 @@ func TestDoctorRacesHook(t *testing.T) {
 		t.Fatalf("the commit of the turn's work has no trailer; doctor said:\n%s", out)
 	}
 	if slots, ok := w.checkpoint(repo, id); ok && (len(slots) != 1 || slots[0].SessionID != a.id) {
+		t.Errorf("checkpoint %s: %+v", id, slots)
+	}
+}
+
+// TestExplainRacesCommit: `entire explain --commit HEAD` opens the repository (and finishes
+// pending work) before a commit is made, and resolves HEAD after it, before the commit's
+// post-commit wrote the checkpoint (here it never does, as when it is killed). explain said
+// "checkpoint not found" for a commit whose checkpoint the next command would write.
+func TestExplainRacesCommit(t *testing.T) {
+	bin, w, a, repo := raceWorld(t, "plays a session while entire explain runs")
+	if err := a.hook("session-start", map[string]any{"source": "startup"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.turn(0); err != nil {
+		t.Fatal(err)
+	}
+	raceTouch(w, "race-armed", "revparse")
+	explain := raceStart(w, repo, bin, "explain", "--commit", "HEAD")
+	raceWait(w, "race-held") // explain is about to resolve HEAD
+	hook := filepath.Join(w.common, "hooks", "post-commit")
+	if err := os.Rename(hook, hook+".off"); err != nil {
+		t.Fatal(err)
+	}
+	w.mustGit(repo, "add", "-A", "s0")
+	w.mustGit(repo, "commit", "-q", "-m", "the turn's work")
+	if err := os.Rename(hook+".off", hook); err != nil {
+		t.Fatal(err)
+	}
+	id := stressTrailer(w.mustGit(repo, "show", "-s", "--format=%B", "HEAD"))
+	if id == "" {
+		t.Fatal("the commit of the turn's work has no trailer")
+	}
+	raceTouch(w, "race-release", "")
+	out, err := explain()
+	os.Remove(filepath.Join(w.root, "race-armed"))
+	if err != nil || !strings.Contains(out, "Checkpoint: "+id) {
+		t.Fatalf("entire explain --commit HEAD: %v\n%s", err, out)
+	}
+	if slots, ok := w.checkpoint(repo, id); !ok || len(slots) != 1 || slots[0].SessionID != a.id {
 		t.Errorf("checkpoint %s: %+v", id, slots)
 	}
 }
