@@ -30,6 +30,10 @@ hold() { touch "$held"; n=0; while [ ! -e "$release" ] && [ $n -lt 1500 ]; do sl
 listing=
 case " $* " in *" for-each-ref "*" refs/heads/entire/ "*) listing=1 ;; esac
 kind=$(cat "$armed" 2>/dev/null)
+# "templog": held before the log of a shadow branch's temporary checkpoints runs.
+case "$kind" in templog)
+	case " $* " in *" log -z --format=%H%x00%P%x00%aI"*) mkdir "$claim" 2>/dev/null && hold ;; esac ;;
+esac
 case "$kind" in list" "*)
 	case " $* " in *" -C ${kind#list } "*)
 		if [ -n "$listing" ] && mkdir "$claim" 2>/dev/null; then hold; fi ;;

@@ -52,11 +52,13 @@ func ListTemporary(ctx context.Context, repo *gitexec.Repo) ([]TemporaryCheckpoi
 // ListTemporaryOn lists one shadow branch's temporary checkpoints, newest first (none when
 // the branch does not exist), with one git log.
 func ListTemporaryOn(ctx context.Context, repo *gitexec.Repo, branch string) ([]TemporaryCheckpoint, error) {
-	ref := gitexec.BranchRef(branch)
-	if _, ok, err := repo.ResolveRef(ctx, ref); err != nil || !ok {
+	tip, ok, err := repo.ResolveRef(ctx, gitexec.BranchRef(branch))
+	if err != nil || !ok {
 		return nil, err
 	}
-	recs, err := logRecords(ctx, repo, []string{"log", "-z", "--format=%H%x00%P%x00%aI%x00%an <%ae>%x00%B", string(ref), "--"}, 5)
+	// The tip, not the branch's name: a hook may delete the branch (its session condensed) in
+	// between, and git log of the name then failed ("bad revision") the whole listing.
+	recs, err := logRecords(ctx, repo, []string{"log", "-z", "--format=%H%x00%P%x00%aI%x00%an <%ae>%x00%B", string(tip), "--"}, 5)
 	if err != nil {
 		return nil, fmt.Errorf("list checkpoints on %s: %w", branch, err)
 	}
