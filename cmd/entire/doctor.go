@@ -249,6 +249,11 @@ func checkHooksAndJournals(e *env, en *engine.Engine) int {
 	}
 	for _, id := range ids {
 		s, err := en.Store.Peek(id)
+		if err == nil && len(session.Pending(s)) > 0 {
+			// A hook may be doing that work right now (a commit's post-commit): judge what it
+			// leaves.
+			s, err = en.Store.Settled(id)
+		}
 		switch {
 		case err != nil:
 			fmt.Fprintf(e.stdout, "Session %s cannot be read: %v\n", id, err)

@@ -53,6 +53,17 @@ case " $* " in *" update-ref "*)
 		exit $rc
 	fi ;;
 esac
+# "metaref": held before an update-ref that moves the record's branch (a condensation journaled,
+# its checkpoint not written yet).
+if [ "$kind" = metaref ]; then case " $* " in *" update-ref "*)
+	in=$(mktemp) || exit 1
+	cat > "$in"
+	if grep -aq 'refs/heads/entire/checkpoints/v1' "$in" && mkdir "$claim" 2>/dev/null; then hold; fi
+	` + stressQuote(realGit) + ` "$@" < "$in"
+	rc=$?
+	rm -f "$in"
+	exit $rc ;;
+esac; fi
 if [ -n "$listing" ] && [ -e "$held" ] && [ ! -e "$release" ]; then
 	out=$(mktemp) || exit 1
 	` + stressQuote(realGit) + ` "$@" > "$out"

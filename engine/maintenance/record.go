@@ -53,6 +53,14 @@ func (en *Maintenance) CheckRecord(ctx context.Context, read bool) (RecordCheck,
 	if err != nil {
 		return rc, fmt.Errorf("list linked commits: %w", err)
 	}
+	// The sessions before the record: each state is read once its running hook is done
+	// (ListSettled), so a commit's post-commit that was writing its checkpoint meanwhile has
+	// written it by the time the record is read, or left it pending. Read the other way round,
+	// or mid-hook, a checkpoint being written was reported missing.
+	states, err := en.Store.ListSettled()
+	if err != nil {
+		return rc, err
+	}
 	committed, pending := map[string]bool{}, map[string]bool{}
 	rd, err := checkpoint.NewReader(ctx, en.Repo)
 	if err != nil {
@@ -72,10 +80,6 @@ func (en *Maintenance) CheckRecord(ctx context.Context, read bool) (RecordCheck,
 				fetched[id] = true
 			}
 		}
-	}
-	states, err := en.Store.List()
-	if err != nil {
-		return rc, err
 	}
 	for _, s := range states {
 		for _, c := range s.Recorder.Pending {

@@ -580,6 +580,9 @@ func (st Store) listWith(read func(id string) (State, error)) ([]State, error) {
 // without a journal, or a journal that cannot be opened, is read as List reads it.
 func (st Store) ListSettled() ([]State, error) { return st.listWith(st.settled) }
 
+// Settled is one session's state read as ListSettled reads it: once its running hook is done.
+func (st Store) Settled(id string) (State, error) { return st.settled(id) }
+
 func (st Store) settled(id string) (State, error) {
 	if _, err := os.Stat(st.JournalPath(id)); err != nil {
 		return st.Peek(id)
