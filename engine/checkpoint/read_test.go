@@ -526,3 +526,53 @@ func TestReadEntriesOneRecordPerMessage(t *testing.T) {
 		}
 	}
 }
+
+// A record holding several steps (an assistant message with texts and tool calls) is shown
+// step by step in the order written, every text of it. Read through each agent's Scan, explain
+// showed the record's tool calls first, then only its last text: "Writing hello." came after
+// the Write it announced, and "First." was lost.
+func TestReadEntriesRecordInOrder(t *testing.T) {
+	want := []checkpoint.TranscriptEntry{
+		{Kind: "user", Text: "Add hello"},
+		{Kind: "assistant", Text: "First."},
+		{Kind: "assistant", Text: "Writing hello."},
+		{Kind: "tool", Tool: "Write", Text: "/r/hello.go"},
+		{Kind: "assistant", Text: "Done."},
+	}
+	lines := func(l ...string) string { return strings.Join(l, "\n") + "\n" }
+	for _, tc := range []struct {
+		agent, data string
+		want        []checkpoint.TranscriptEntry
+	}{
+		{"Cursor", lines(
+			`{"role":"user","message":{"content":[{"type":"text","text":"<user_query>\nAdd hello\n</user_query>"}]}}`,
+			`{"role":"assistant","message":{"content":[{"type":"text","text":"First."},{"type":"text","text":"Writing hello."},{"type":"tool_use","name":"Write","input":{"path":"/r/hello.go"}},{"type":"text","text":"Done."}]}}`,
+		), want},
+		{"Factory AI Droid", lines(
+			`{"type":"message","id":"u1","message":{"role":"user","content":[{"type":"text","text":"Add hello"}]}}`,
+			`{"type":"message","id":"a1","message":{"role":"assistant","content":[{"type":"text","text":"First."},{"type":"text","text":"Writing hello."},{"type":"tool_use","name":"Write","input":{"file_path":"/r/hello.go"}},{"type":"text","text":"Done."}]}}`,
+		), want},
+		{"OpenCode", lines(
+			`{"info":{"id":"u1","role":"user"},"parts":[{"type":"text","text":"Add hello"}]}`,
+			`{"info":{"id":"a1","role":"assistant"},"parts":[{"type":"step-start"},{"type":"text","text":"First."},{"type":"text","text":"Writing hello."},{"type":"tool","tool":"Write","state":{"status":"completed","input":{"filePath":"/r/hello.go"}}},{"type":"text","text":"Done."},{"type":"step-finish"}]}`,
+		), want},
+		{"Copilot CLI", lines(
+			`{"type":"user.message","id":"1","data":{"content":"Add hello"}}`,
+			`{"type":"assistant.message","id":"2","data":{"messageId":"m1","content":"Writing hello.","toolRequests":[{"name":"Write","arguments":{"path":"/r/hello.go"}}]}}`,
+			`{"type":"assistant.message","id":"3","data":{"messageId":"m2","content":"Done.","toolRequests":[]}}`,
+		), slices.Delete(slices.Clone(want), 1, 2)},
+		{"Codex", lines(
+			`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add hello"}]}}`,
+			`{"type":"event_msg","payload":{"type":"user_message","message":"Add hello"}}`,
+			`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"First."},{"type":"output_text","text":"Writing hello."}]}}`,
+			`{"type":"response_item","payload":{"type":"function_call","name":"Write","arguments":"{\"cmd\":\"/r/hello.go\"}"}}`,
+			`{"type":"event_msg","payload":{"type":"agent_message","message":"Done."}}`,
+			`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}`,
+		), want},
+	} {
+		s := checkpoint.Slot{Meta: checkpoint.CommittedMetadata{Agent: tc.agent}, Transcript: []byte(tc.data)}
+		if diff := cmp.Diff(tc.want, s.Entries(s.Transcript)); diff != "" {
+			t.Errorf("%s entries (-want +got):\n%s", tc.agent, diff)
+		}
+	}
+}

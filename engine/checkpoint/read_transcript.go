@@ -187,8 +187,9 @@ func toolDetail(in map[string]json.RawMessage) string {
 
 // Entries are the readable steps of the slot's transcript data (all of it or its scope) in the
 // slot agent's format: Claude Code's JSONL is read block by block; any other agent's transcript
-// record by record through its own scanner (its prompts, then its tool calls, then its
-// assistant text), or message by message when its lines are not each a step (RecordScanner).
+// through its own scanner, in the order written (Stepper), or message by message when its
+// lines are not each a step (RecordScanner), else record by record (its prompts, then its tool
+// calls, then its last assistant text).
 func (s Slot) Entries(data []byte) []TranscriptEntry {
 	rd, ok := agents.ByType(s.Meta.Agent)
 	if !ok || rd.Name() == agents.Default.Name() {
@@ -213,6 +214,13 @@ func (s Slot) Entries(data []byte) []TranscriptEntry {
 			}
 			return out
 		}
+	}
+	if st, ok := rd.(agent.Stepper); ok {
+		whole, steps := st.ScanSteps(withNewline(data))
+		for _, step := range steps {
+			out = append(out, TranscriptEntry(step))
+		}
+		return oncePerMessage(out, whole)
 	}
 	if first, _, _ := bytes.Cut(data, []byte{'\n'}); string(bytes.TrimSpace(first)) == "{" {
 		add(rd.ScanBytes(withNewline(data))) // one pretty-printed JSON document

@@ -165,6 +165,15 @@ type SubagentCounter interface {
 	SubagentUsage(transcriptPath, sessionID string, ids []string) *events.TokenUsage
 }
 
+// Stepper is implemented by transcripts whose records may hold several steps (an assistant
+// message with texts and tool calls): ScanSteps reads a whole transcript held in memory as
+// ScanBytes does, and also lists its prompts, assistant texts and tool calls in the order
+// written, each text block of a record a step of its own, so that a reader shows them as they
+// came.
+type Stepper interface {
+	ScanSteps(data []byte) (Scan, []Step)
+}
+
 // RecordScanner is implemented by transcripts whose lines are not each a step of the
 // conversation: Gemini CLI's chat file before v0.39 is one JSON document, and its JSONL appends a
 // message again each time it changes and drops messages with a rewind record. ScanRecords scans

@@ -3,6 +3,7 @@ package agent
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/entirerec/entire/events"
 )
@@ -12,6 +13,43 @@ import (
 type Action struct {
 	Tool   string `json:"tool"`   // tool_use name, e.g. "Bash"
 	Detail string `json:"detail"` // input description, else command, else file_path, else pattern; may be ""
+}
+
+// Step is one readable step of a transcript, as explain shows it: a prompt (Kind "user"), a
+// text of the assistant ("assistant") or a tool call ("tool").
+type Step struct {
+	Kind string
+	Text string // the prompt or text; a tool call's Action.Detail
+	Tool string // a tool call's name
+}
+
+// Steps collects a transcript's steps in the order written while On; a scanner holds one, and
+// only a scan that lists steps (Stepper) turns it on, so that a hook's scan keeps no text it
+// does not need.
+type Steps struct {
+	On   bool
+	List []Step
+}
+
+// Prompt records a prompt, as Scan.Prompts holds it.
+func (st *Steps) Prompt(text string) {
+	if st.On {
+		st.List = append(st.List, Step{Kind: "user", Text: text})
+	}
+}
+
+// Assistant records a text of the assistant; a blank one is not a step.
+func (st *Steps) Assistant(text string) {
+	if st.On && strings.TrimSpace(text) != "" {
+		st.List = append(st.List, Step{Kind: "assistant", Text: text})
+	}
+}
+
+// Tool records a tool call, as Scan.Actions holds it.
+func (st *Steps) Tool(a Action) {
+	if st.On {
+		st.List = append(st.List, Step{Kind: "tool", Tool: a.Tool, Text: a.Detail})
+	}
 }
 
 // Scan is what one pass over a run of transcript lines found.

@@ -51,6 +51,9 @@ func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 // ScanBytes reads a whole rollout.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
 
+// ScanSteps reads a whole rollout and lists its steps in order.
+func (Agent) ScanSteps(data []byte) (agent.Scan, []agent.Step) { return ScanSteps(data) }
+
 // DefaultTranscript finds a thread's rollout (agent-hooks.md §4.3):
 // <dir>/YYYY/MM/DD/rollout-<timestamp>-<id>.jsonl with <dir> = $CODEX_HOME/sessions
 // ($CODEX_HOME defaults to ~/.codex) or, when set, $ENTIRE_TEST_CODEX_PROJECT_DIR. A rollout

@@ -31,6 +31,10 @@ type scanner struct {
 	// no event_msg user_message (sawUserEvent).
 	itemPrompts  []string
 	sawUserEvent bool
+	// steps lists the steps when on (ScanSteps); itemSteps are the indexes in it of the
+	// fallback prompts, left out as they are when the scan saw a user_message.
+	steps     agent.Steps
+	itemSteps []int
 }
 
 func newScanner(offset int64) *scanner {
@@ -70,6 +74,23 @@ func (sc *scanner) result() agent.Scan {
 	return sc.s
 }
 
+// stepList is the steps listed, without the fallback prompts when the scan saw a user_message.
+func (sc *scanner) stepList() []agent.Step {
+	if !sc.sawUserEvent || len(sc.itemSteps) == 0 {
+		return sc.steps.List
+	}
+	out := make([]agent.Step, 0, len(sc.steps.List)-len(sc.itemSteps))
+	next := 0
+	for i, st := range sc.steps.List {
+		if next < len(sc.itemSteps) && sc.itemSteps[next] == i {
+			next++
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
 // turn records the id of a turn_context or task_started line.
 func (sc *scanner) turn(payload gjson.Result) {
 	if id := payload.Get("turn_id"); id.Type == gjson.String && id.Str != "" {
@@ -91,12 +112,15 @@ func (sc *scanner) event(typ string, payload gjson.Result) {
 		sc.sawUserEvent = true
 		if m := payload.Get("message"); m.Type == gjson.String {
 			if p := strings.TrimSpace(m.Str); p != "" {
-				sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))
+				p = agent.Truncate(p, agent.MaxTextBytes)
+				sc.s.Prompts = append(sc.s.Prompts, p)
+				sc.steps.Prompt(p)
 			}
 		}
 	case "agent_message":
 		if m := payload.Get("message"); m.Type == gjson.String && strings.TrimSpace(m.Str) != "" {
 			sc.s.LastAssistant = m.Str
+			sc.steps.Assistant(m.Str)
 		}
 	case "task_started":
 		sc.turn(payload)
@@ -146,13 +170,19 @@ func (sc *scanner) message(payload gjson.Result) {
 		switch typ := block.Get("type").String(); {
 		case role == "assistant" && typ == "output_text":
 			sc.s.LastAssistant = t.Str
+			sc.steps.Assistant(t.Str)
 		case role == "user" && typ == "input_text" && !isContextWrapper(strings.TrimSpace(t.Str)):
 			parts = append(parts, strings.TrimSpace(t.Str))
 		}
 		return true
 	})
 	if len(parts) > 0 {
-		sc.itemPrompts = append(sc.itemPrompts, agent.Truncate(strings.Join(parts, "\n\n"), agent.MaxTextBytes))
+		p := agent.Truncate(strings.Join(parts, "\n\n"), agent.MaxTextBytes)
+		sc.itemPrompts = append(sc.itemPrompts, p)
+		if sc.steps.On {
+			sc.itemSteps = append(sc.itemSteps, len(sc.steps.List))
+			sc.steps.Prompt(p)
+		}
 	}
 }
 
@@ -184,6 +214,7 @@ func (sc *scanner) action(a agent.Action, patches []string) {
 		}
 	}
 	sc.s.Actions = append(sc.s.Actions, a)
+	sc.steps.Tool(a)
 }
 
 // shells are the interpreters whose "-c"/"-lc" script is the command a shell argv runs.

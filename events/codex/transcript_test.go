@@ -301,3 +301,38 @@ func TestScanContract(t *testing.T) {
 	}
 	agenttest.ScanContract(t, Agent{}, data)
 }
+
+// ScanSteps lists the prompts and tool calls the scan reports, in its order, among the texts:
+// the response_item prompts only when the rollout has no user_message event (an older Codex),
+// as ScanBytes takes them.
+func TestScanStepsMatchScan(t *testing.T) {
+	for _, name := range []string{rolloutFile, itemsFile} {
+		data := readFile(t, name)
+		sc, steps := ScanSteps(data)
+		if diff := cmp.Diff(ScanBytes(data), sc, scanOpts); diff != "" {
+			t.Errorf("%s: ScanSteps' scan (-ScanBytes +ScanSteps):\n%s", name, diff)
+		}
+		var prompts []string
+		var actions []agent.Action
+		texts := 0
+		for _, st := range steps {
+			switch st.Kind {
+			case "user":
+				prompts = append(prompts, st.Text)
+			case "tool":
+				actions = append(actions, agent.Action{Tool: st.Tool, Detail: st.Text})
+			case "assistant":
+				texts++
+			}
+		}
+		if diff := cmp.Diff(sc.Prompts, prompts, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: step prompts (-scan +steps):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(sc.Actions, actions, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: step tool calls (-scan +steps):\n%s", name, diff)
+		}
+		if texts == 0 || steps[len(steps)-1].Kind != "assistant" || steps[len(steps)-1].Text != sc.LastAssistant {
+			t.Errorf("%s: steps end with %+v, want the last answer %q", name, steps[len(steps)-1], sc.LastAssistant)
+		}
+	}
+}

@@ -62,6 +62,9 @@ func (Agent) ScanFileTo(path string, from events.Transcript, end int64) (agent.S
 // ScanBytes reads a whole events.jsonl transcript.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
 
+// ScanSteps reads a whole events.jsonl transcript and lists its steps in order.
+func (Agent) ScanSteps(data []byte) (agent.Scan, []agent.Step) { return ScanSteps(data) }
+
 // DefaultTranscript is where Copilot CLI keeps a session's transcript (agent-hooks.md §5.3):
 // <config>/session-state/<id>/events.jsonl, <config> being $COPILOT_HOME when set (Copilot's
 // own override of its directory, which its hooks inherit; the Copilot SDK sets it), else

@@ -27,6 +27,7 @@ var wrapperBlocks = sync.OnceValue(func() *regexp.Regexp {
 type scanner struct {
 	s     agent.Scan
 	files map[string]bool // ModifiedFiles as a set
+	steps agent.Steps
 	// closed sums the session.shutdown totals read so far; open holds the per-message rows of
 	// the assistant messages after the last of them (s.Usage and s.Calls are set by result).
 	closed events.TokenUsage
@@ -89,7 +90,9 @@ func (sc *scanner) user(data gjson.Result) {
 		p = strings.TrimSpace(wrapperBlocks().ReplaceAllString(str(data.Get("transformedContent")), ""))
 	}
 	if p != "" {
-		sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))
+		p = agent.Truncate(p, agent.MaxTextBytes)
+		sc.s.Prompts = append(sc.s.Prompts, p)
+		sc.steps.Prompt(p)
 	}
 }
 
@@ -98,6 +101,7 @@ func (sc *scanner) user(data gjson.Result) {
 func (sc *scanner) assistant(data gjson.Result, lineID string) {
 	if t := str(data.Get("content")); t != "" {
 		sc.s.LastAssistant = t
+		sc.steps.Assistant(t)
 	}
 	data.Get("toolRequests").ForEach(func(_, req gjson.Result) bool {
 		sc.toolRequest(str(req.Get("name")), arguments(req.Get("arguments")))
@@ -130,6 +134,7 @@ func (sc *scanner) toolRequest(name string, args gjson.Result) {
 		}
 	}
 	sc.s.Actions = append(sc.s.Actions, a)
+	sc.steps.Tool(a)
 	if fileTools[name] {
 		sc.addFile(str(args.Get("path")))
 	}

@@ -55,6 +55,9 @@ func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 // ScanBytes reads a whole JSONL transcript.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
 
+// ScanSteps reads a whole JSONL transcript and lists its steps in order.
+func (Agent) ScanSteps(data []byte) (agent.Scan, []agent.Step) { return ScanSteps(data) }
+
 // DefaultTranscript is where Cursor keeps a conversation's transcript (agent-hooks.md §3.4): the
 // IDE's nested <dir>/<id>/<id>.jsonl when it exists, else the CLI's flat <dir>/<id>.jsonl, with
 // <dir> = ~/.cursor/projects/<sanitized repo root>/agent-transcripts or, when set,

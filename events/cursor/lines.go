@@ -19,6 +19,7 @@ var actionDetailKeys = []string{"description", "command", "path", "file_path", "
 type scanner struct {
 	s     agent.Scan
 	files map[string]bool // ModifiedFiles as a set
+	steps agent.Steps
 }
 
 func newScanner(offset int64) *scanner {
@@ -72,7 +73,9 @@ func (sc *scanner) user(content gjson.Result) {
 		return
 	}
 	if p := UserQuery(text); p != "" {
-		sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))
+		p = agent.Truncate(p, agent.MaxTextBytes)
+		sc.s.Prompts = append(sc.s.Prompts, p)
+		sc.steps.Prompt(p)
 	}
 }
 
@@ -104,6 +107,7 @@ func (sc *scanner) assistant(content gjson.Result) {
 		if content.Str != "" {
 			sc.s.LastAssistant = content.Str
 		}
+		sc.steps.Assistant(content.Str)
 		return
 	}
 	content.ForEach(func(_, block gjson.Result) bool {
@@ -111,6 +115,7 @@ func (sc *scanner) assistant(content gjson.Result) {
 		case "text":
 			if t := block.Get("text"); t.Type == gjson.String && t.Str != "" {
 				sc.s.LastAssistant = t.Str
+				sc.steps.Assistant(t.Str)
 			}
 		case "tool_use":
 			name := block.Get("name")
@@ -133,6 +138,7 @@ func (sc *scanner) toolUse(name string, input gjson.Result) {
 		}
 	}
 	sc.s.Actions = append(sc.s.Actions, a)
+	sc.steps.Tool(a)
 	if !fileTools[name] {
 		return
 	}

@@ -70,6 +70,9 @@ func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 // ScanBytes reads a whole JSONL transcript.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
 
+// ScanSteps reads a whole JSONL transcript and lists its steps in order.
+func (Agent) ScanSteps(data []byte) (agent.Scan, []agent.Step) { return ScanSteps(data) }
+
 var nonAlnum = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`[^A-Za-z0-9]`)
 })

@@ -29,6 +29,7 @@ var actionDetailKeys = []string{"description", "command", "file_path", "path", "
 type scanner struct {
 	s     agent.Scan
 	files map[string]bool // ModifiedFiles as a set
+	steps agent.Steps
 }
 
 func newScanner(offset int64) *scanner {
@@ -81,7 +82,9 @@ func (sc *scanner) user(content gjson.Result) {
 		text = strings.Join(parts, "\n\n")
 	}
 	if p := stripReminders(text); p != "" {
-		sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))
+		p = agent.Truncate(p, agent.MaxTextBytes)
+		sc.s.Prompts = append(sc.s.Prompts, p)
+		sc.steps.Prompt(p)
 	}
 }
 
@@ -93,6 +96,7 @@ func (sc *scanner) assistant(lineID string, msg gjson.Result) {
 	case content.Type == gjson.String:
 		if strings.TrimSpace(content.Str) != "" {
 			sc.s.LastAssistant = content.Str
+			sc.steps.Assistant(content.Str)
 		}
 	case content.IsArray():
 		content.ForEach(func(_, block gjson.Result) bool {
@@ -100,6 +104,7 @@ func (sc *scanner) assistant(lineID string, msg gjson.Result) {
 			case "text":
 				if t := block.Get("text"); t.Type == gjson.String && strings.TrimSpace(t.Str) != "" {
 					sc.s.LastAssistant = t.Str
+					sc.steps.Assistant(t.Str)
 				}
 			case "tool_use":
 				sc.toolUse(block.Get("name").String(), block.Get("input"))
@@ -132,6 +137,7 @@ func (sc *scanner) toolUse(name string, input gjson.Result) {
 		}
 	}
 	sc.s.Actions = append(sc.s.Actions, a)
+	sc.steps.Tool(a)
 	if !fileTools[name] {
 		return
 	}

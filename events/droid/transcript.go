@@ -26,3 +26,12 @@ func ScanBytes(data []byte) agent.Scan {
 	agent.SplitLines(data, sc.consume)
 	return sc.s
 }
+
+// ScanSteps scans a transcript held in memory as ScanBytes does, and lists its steps in the
+// order written (agent.Stepper).
+func ScanSteps(data []byte) (agent.Scan, []agent.Step) {
+	sc := newScanner(0)
+	sc.steps.On = true
+	agent.SplitLines(data, sc.consume)
+	return sc.s, sc.steps.List
+}

@@ -88,6 +88,9 @@ func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 // ScanBytes reads a whole materialized JSONL transcript.
 func (Agent) ScanBytes(data []byte) agent.Scan { return ScanBytes(data) }
 
+// ScanSteps reads a whole materialized JSONL transcript and lists its steps in order.
+func (Agent) ScanSteps(data []byte) (agent.Scan, []agent.Step) { return ScanSteps(data) }
+
 // DefaultTranscript is "": OpenCode keeps sessions in its database, and the transcript file
 // exists only once Materialize writes it. Under ENTIRE_TEST_OPENCODE_PROJECT_DIR it is
 // <dir>/<session id>.jsonl.

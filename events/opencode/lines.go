@@ -25,6 +25,7 @@ var actionDetailKeys = []string{"description", "command", "filePath", "pattern",
 type scanner struct {
 	s     agent.Scan
 	files map[string]bool // ModifiedFiles as a set
+	steps agent.Steps
 }
 
 func newScanner(offset int64) *scanner {
@@ -68,21 +69,31 @@ func (sc *scanner) consume(line []byte) {
 func textOf(parts gjson.Result) string {
 	var texts []string
 	parts.ForEach(func(_, p gjson.Result) bool {
-		if p.Get("type").Str != "text" || p.Get("synthetic").Bool() || p.Get("ignored").Bool() {
-			return true
-		}
-		if t := p.Get("text"); t.Type == gjson.String && t.Str != "" {
-			texts = append(texts, t.Str)
+		if t := partText(p); t != "" {
+			texts = append(texts, t)
 		}
 		return true
 	})
 	return strings.Join(texts, "\n\n")
 }
 
+// partText is the text of a text part that textOf joins, else "".
+func partText(p gjson.Result) string {
+	if p.Get("type").Str != "text" || p.Get("synthetic").Bool() || p.Get("ignored").Bool() {
+		return ""
+	}
+	if t := p.Get("text"); t.Type == gjson.String {
+		return t.Str
+	}
+	return ""
+}
+
 // user records the prompt of a user message, if it has one.
 func (sc *scanner) user(parts gjson.Result) {
 	if p := strings.TrimSpace(textOf(parts)); p != "" {
-		sc.s.Prompts = append(sc.s.Prompts, agent.Truncate(p, agent.MaxTextBytes))
+		p = agent.Truncate(p, agent.MaxTextBytes)
+		sc.s.Prompts = append(sc.s.Prompts, p)
+		sc.steps.Prompt(p)
 	}
 }
 
@@ -93,8 +104,11 @@ func (sc *scanner) assistant(id string, tokens, parts gjson.Result) {
 		sc.s.LastAssistant = t
 	}
 	parts.ForEach(func(_, p gjson.Result) bool {
-		if p.Get("type").Str == "tool" {
+		switch p.Get("type").Str {
+		case "tool":
 			sc.tool(p.Get("tool").String(), p.Get("state"))
+		case "text":
+			sc.steps.Assistant(partText(p))
 		}
 		return true
 	})
@@ -134,6 +148,7 @@ func (sc *scanner) tool(name string, state gjson.Result) {
 		a.Detail = paths[0]
 	}
 	sc.s.Actions = append(sc.s.Actions, a)
+	sc.steps.Tool(a)
 	if !fileTools[name] || state.Get("status").Str == "error" {
 		return
 	}
