@@ -22,7 +22,10 @@ const projectDirEnv = "ENTIRE_TEST_CODEX_PROJECT_DIR"
 // Agent is the Codex CLI's entry in the agent table.
 type Agent struct{}
 
-var _ agent.Agent = Agent{}
+var (
+	_ agent.Agent        = Agent{}
+	_ agent.RangeScanner = Agent{}
+)
 
 // Name is the CLI name used in `entire hooks codex <verb>`.
 func (Agent) Name() string { return "codex" }
@@ -46,6 +49,12 @@ func (Agent) Reply(agent.Hook, string) []byte { return nil }
 // ScanFile reads a rollout from a byte offset.
 func (Agent) ScanFile(path string, from events.Transcript) (agent.Scan, error) {
 	return ScanFile(path, from.Offset)
+}
+
+// ScanFileTo reads a rollout from a byte offset up to another: the lines before a range whose
+// first token_count may repeat one before it (agent.RangeScanner).
+func (Agent) ScanFileTo(path string, from events.Transcript, end int64) (agent.Scan, error) {
+	return ScanFileTo(path, from.Offset, end)
 }
 
 // ScanBytes reads a whole rollout.

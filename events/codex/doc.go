@@ -103,8 +103,12 @@ turn_context, response_item, event_msg or compacted. Unknown types are skipped.
     API call per token_count whose info is not null. Codex repeats a token_count with
     unchanged totals (a rate-limit update); the total identifies the response, so the
     repetition is counted once, across scan boundaries too (Scan.AddCall keyed by the
-    total). Over a whole rollout the sum equals the last total. Usage of subagent threads lives
-    in their own rollouts.
+    total). A scan that starts past the file's start cannot know the total before it: when a
+    token_count comes before any response item of the model (a commit made between the two
+    copies), the scan says its usage may count a response before it (Scan.UsageBeforeStart)
+    and the recorder takes the usage up to its end less the usage before it (ScanFileTo, an
+    agent.RangeScanner). Over a whole rollout the sum equals the last total. Usage of subagent
+    threads lives in their own rollouts.
   - LastUUID: the turn_id of the last turn_context or event_msg task_started.
 
 Positions are byte offsets after complete lines. Every newline-terminated line is counted in

@@ -27,6 +27,10 @@ var contextWrappers = []string{
 type scanner struct {
 	s     agent.Scan
 	files map[string]bool // ModifiedFiles as a set
+	// answered: a response item of the model was read. In a scan that starts past the file's
+	// start, a token_count before the first one may repeat the last one before the scan
+	// (Scan.UsageBeforeStart).
+	answered bool
 	// itemPrompts are the prompts of response_item user messages, used only when the scan saw
 	// no event_msg user_message (sawUserEvent).
 	itemPrompts  []string
@@ -63,6 +67,10 @@ func (sc *scanner) consume(line []byte) {
 		sc.event(head[1].String(), payload)
 	case "response_item":
 		sc.item(head[1].String(), payload)
+		if typ := head[1].String(); typ != "message" && !strings.HasSuffix(typ, "_output") ||
+			payload.Get("role").String() == "assistant" {
+			sc.answered = true // not a prompt, nor a tool's output
+		}
 	}
 }
 
@@ -275,4 +283,9 @@ func (sc *scanner) tokens(info gjson.Result) {
 			total.Get("output_tokens").Int(), total.Get("reasoning_output_tokens").Int(), total.Get("total_tokens").Int())
 	}
 	sc.s.AddCall(id, row)
+	if !sc.answered && sc.s.StartOffset > 0 {
+		// Codex repeats a token_count with unchanged totals (a rate-limit update), also just
+		// after the lines before this scan: it would be counted again here.
+		sc.s.UsageBeforeStart = true
+	}
 }

@@ -19,6 +19,15 @@ func ScanFile(path string, offset int64) (agent.Scan, error) {
 	return sc.result(), nil
 }
 
+// ScanFileTo is ScanFile that stops at byte offset end: the complete lines before it.
+func ScanFileTo(path string, offset, end int64) (agent.Scan, error) {
+	sc := newScanner(offset)
+	if _, err := agent.ScanLinesTo(path, offset, end, sc.consume); err != nil {
+		return agent.Scan{}, err
+	}
+	return sc.result(), nil
+}
+
 // ScanBytes scans a rollout held in memory, as ScanFile does a file read from offset 0. A final
 // line without '\n' is not consumed.
 func ScanBytes(data []byte) agent.Scan {

@@ -144,13 +144,25 @@ func TestMerge(t *testing.T) {
 			t.Errorf("split at line %d (-want +merged):\n%s", line, diff)
 		}
 	}
-	// A ScanFile continuation has an absolute frame; the result is the same.
+	// A ScanFile continuation has an absolute frame; the result is the same, except that the
+	// continuation, which starts with the repeated token_count, says its usage may count a
+	// response before it (for a caller that has no scan of the lines before: Merge has).
 	off := agenttest.LineOffset(t, data, 16) // between the two copies of a token_count
 	rest, err := ScanFile(rolloutFile, off)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(full, ScanBytes(data[:off]).Merge(rest), scanOpts); diff != "" {
+	if !rest.UsageBeforeStart {
+		t.Errorf("a scan from a repeated token_count: UsageBeforeStart false")
+	}
+	// A scan from a turn's start reads the model's answer before its token_count: nothing
+	// before the scan can be repeated, and it costs no scan of what lies before.
+	if turn2, err := ScanFile(rolloutFile, agenttest.LineOffset(t, data, 20)); err != nil || turn2.UsageBeforeStart {
+		t.Errorf("a scan from a turn's start: UsageBeforeStart %v (%v)", turn2.UsageBeforeStart, err)
+	}
+	want := full
+	want.UsageBeforeStart = true
+	if diff := cmp.Diff(want, ScanBytes(data[:off]).Merge(rest), scanOpts); diff != "" {
 		t.Errorf("ScanBytes+ScanFile merge (-full +merged):\n%s", diff)
 	}
 }
