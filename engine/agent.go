@@ -73,7 +73,7 @@ func scanPositionTo(rd agent.Transcript, path string, from events.Transcript, en
 // records the transcript position and the dirty worktree before the agent acts, and decides
 // whether the shadow branch continues or starts afresh (seed "single branch with overlap").
 func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
-	en.closeOpenTurn(ctx, in.SessionID, in.Agent, in.Transcript.Path, in.Prompt)
+	en.closeOpenTurn(ctx, in.SessionID, in.Agent, in.Transcript.Path, in.Prompt, in.AgentTurnID)
 	wt, err := en.worktreeFacts(ctx)
 	if err != nil {
 		return err
@@ -301,8 +301,10 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([
 // closeOpenTurn ends, from the transcript, a turn the agent never closed: for agents whose
 // turn-end hook may not fire (agent.TurnEndUnreliable), the next turn start or session end
 // records the turn first. At a turn start, the new prompt's line, when the agent wrote it
-// before the hook, is left to the new turn. A failure is logged; the hook goes on.
-func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, transcript, prompt string) {
+// before the hook, is left to the new turn; a prompt the agent gives the open turn's own ID
+// (turnID, Codex's turn_id of a message typed while the model works) is more input to that
+// turn and closes nothing. A failure is logged; the hook goes on.
+func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, transcript, prompt, turnID string) {
 	a, _ := agents.ByType(agentType)
 	if u, ok := a.(agent.TurnEndUnreliable); !ok || !u.TurnEndUnreliable() {
 		return
@@ -310,6 +312,9 @@ func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, trans
 	s, err := en.Store.Peek(sessionID)
 	if err != nil || !s.Exists() || s.Phase.Normalize() != session.PhaseActive {
 		return
+	}
+	if turnID != "" && turnID == s.Recorder.AgentTurnID {
+		return // the open turn goes on
 	}
 	if transcript == "" {
 		transcript = s.TranscriptPath
@@ -327,7 +332,7 @@ func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, trans
 
 // SessionEnd handles the agent's session-end hook.
 func (en *Engine) SessionEnd(ctx context.Context, in events.SessionStopped) error {
-	en.closeOpenTurn(ctx, in.SessionID, in.Agent, "", "")
+	en.closeOpenTurn(ctx, in.SessionID, in.Agent, "", "", "")
 	if _, err := os.Stat(en.Store.JournalPath(in.SessionID)); err != nil {
 		return nil // nothing recorded for this session
 	}

@@ -41,6 +41,9 @@ type TurnStarted struct {
 	TurnID     string     `json:"turn_id"`
 	Prompt     string     `json:"prompt"`
 	Transcript Transcript `json:"transcript"`
+	// AgentTurnID is the agent's own ID of the turn, when the hook's payload names one
+	// (agent.Hook.TurnID): a prompt with the open turn's ID does not close it.
+	AgentTurnID string `json:"agent_turn_id,omitempty"`
 	// Cwd is the agent's working directory as the transcript read before the prompt, else the
 	// hook's payload, names it (agent.Scan.Cwd, agent.Hook.Cwd); "" when neither does.
 	Cwd string `json:"cwd,omitempty"`

@@ -252,7 +252,7 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 	case agent.TurnStart:
 		healed := h.autoHeal(en)
 		defer healed()
-		return en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: typ, Prompt: in.Prompt, Transcript: tr, Cwd: in.Cwd})
+		return en.TurnStart(ctx, events.TurnStarted{SessionID: in.SessionID, Agent: typ, Prompt: in.Prompt, Transcript: tr, Cwd: in.Cwd, AgentTurnID: in.TurnID})
 	case agent.TurnEnd:
 		return en.TurnEnd(ctx, events.TurnEnded{SessionID: in.SessionID, Agent: typ, Transcript: tr, Cwd: in.Cwd}, in.LastMessage, h.started)
 	case agent.SessionEnd:

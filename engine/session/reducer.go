@@ -380,6 +380,7 @@ func Evolve(in State, e events.Event) State {
 			s.Recorder.AgentCwd = d.Cwd
 		}
 		s.Recorder.TurnPrompt = d.Prompt
+		s.Recorder.AgentTurnID = d.AgentTurnID
 		s.scanned(d.Transcript, d.PriorPrompts)
 		s.Recorder.DirtyAtTurnStart = cloneStrings(d.DirtyFiles)
 		s.Recorder.Strategy = d.Strategy

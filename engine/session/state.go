@@ -90,6 +90,9 @@ type Recorder struct {
 	AgentCwd string `json:"agent_cwd,omitempty"`
 	// TurnPrompt is the prompt the current turn began with.
 	TurnPrompt string `json:"turn_prompt,omitempty"`
+	// AgentTurnID is the agent's own ID of the current turn, when its prompt hook named one
+	// (events.TurnStarted.AgentTurnID).
+	AgentTurnID string `json:"agent_turn_id,omitempty"`
 	// CondensedOffset is the byte offset matching checkpoint_transcript_start.
 	CondensedOffset int64 `json:"condensed_offset,omitempty"`
 	// DirtyAtTurnStart are the paths that differed from HEAD before the agent acted.

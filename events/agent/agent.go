@@ -50,6 +50,10 @@ type Hook struct {
 	// subdirectory of the repository when the agent was started there. "" when not sent.
 	Cwd    string
 	Prompt string // TurnStart: the user's prompt
+	// TurnID is the agent's own ID of the turn, when its payload names one (Codex's turn_id): a
+	// prompt that carries the open turn's ID is more input to that turn (Codex runs the prompt
+	// hook for a message the user types while the model works), not a new turn.
+	TurnID string
 	Source string // SessionStart: startup, resume, clear, ...
 	Reason string // SessionEnd
 	// LastMessage is the turn's last assistant message as the payload gives it (TurnEnd).
@@ -129,7 +133,8 @@ type Describer interface {
 }
 
 // TurnEndUnreliable is implemented by agents whose turn-end hook may not fire: the recorder
-// closes a turn left open from the transcript at the next turn start or session end.
+// closes a turn left open from the transcript at the next turn start or session end; not at a
+// turn start whose Hook.TurnID is the open turn's (more input to that turn).
 type TurnEndUnreliable interface {
 	TurnEndUnreliable() bool
 }

@@ -42,6 +42,14 @@ func (Agent) ConfigDir() string { return ".codex" }
 // ConfigFile is the file Install writes.
 func (Agent) ConfigFile() string { return ConfigFile }
 
+var _ agent.TurnEndUnreliable = Agent{}
+
+// TurnEndUnreliable is true: a Codex without the Interrupt hook (older builds) sends nothing
+// when the user interrupts a turn, so a turn can start without an end. The next prompt closes
+// it when it names another turn_id; a message typed while the model works runs the prompt hook
+// with the running turn's turn_id and closes nothing.
+func (Agent) TurnEndUnreliable() bool { return true }
+
 // Reply prints nothing for every verb: Codex validates hook output against strict schemas
 // (unknown keys make it invalid) and accepts empty output everywhere.
 func (Agent) Reply(agent.Hook, string) []byte { return nil }

@@ -20,8 +20,8 @@ func TestTableEntry(t *testing.T) {
 	if diff := cmp.Diff([]string{"codex-cli", "openai-codex"}, a.Aliases()); diff != "" {
 		t.Errorf("Aliases (-want +got):\n%s", diff)
 	}
-	if _, ok := a.(agent.TurnEndUnreliable); ok {
-		t.Error("Codex sends Stop, StopFailure and Interrupt: its turn end is not unreliable")
+	if u, ok := a.(agent.TurnEndUnreliable); !ok || !u.TurnEndUnreliable() {
+		t.Error("a Codex without the Interrupt hook sends no turn end when interrupted: its turn end is unreliable")
 	}
 }
 

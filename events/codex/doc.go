@@ -58,7 +58,11 @@ Reply prints nothing for every verb: Codex validates hook output against strict 
     the rollout.
   - A turn may end three ways (Stop, StopFailure on an API error, Interrupt when the user
     interrupts): all three are TurnEnd, so the turn is closed whichever comes. StopFailure and
-    Interrupt exist only in newer builds; an older Codex ignores their entries.
+    Interrupt exist only in newer builds; an older Codex ignores their entries and sends nothing
+    when the user interrupts a turn. The agent is therefore agent.TurnEndUnreliable: the next
+    prompt closes a turn left open from the rollout, unless it carries that turn's turn_id
+    (Hook.TurnID): Codex runs UserPromptSubmit for a message the user types while the model
+    works too, with the running turn's turn_id, and that message is more input to the turn.
   - SessionEnd and Interrupt are clamped to 3 s (their entries ask for exactly 3 so Codex does not
     warn at start); older builds send no SessionEnd at all, so no hook marks the session ended.
   - Matchers only apply to some events; only SessionStart gets one ("startup|resume|clear",

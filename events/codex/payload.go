@@ -73,6 +73,9 @@ func (Agent) Parse(verb string, stdin []byte) (agent.Hook, error) {
 		h.SubagentType = str("agent_type")
 		h.SubagentTranscript = str("agent_transcript_path")
 	case agent.SessionStart, agent.TurnStart, agent.TurnEnd, agent.SessionEnd:
+		if kind == agent.TurnStart {
+			h.TurnID = str("turn_id") // a message typed mid-turn comes with the running turn's
+		}
 		if fromSubagentThread(h.SessionID, h.TranscriptPath, str("agent_id")) {
 			h.Kind = agent.Ignore
 		}

@@ -25,7 +25,8 @@ func TestParseFiles(t *testing.T) {
 		{"session-start", "testdata/session-start.json", agent.Hook{Kind: agent.SessionStart, SessionID: sessionID,
 			TranscriptPath: rootRollout, Source: "startup", Model: "gpt-5.5-codex"}},
 		{"user-prompt-submit", "testdata/user-prompt-submit.json", agent.Hook{Kind: agent.TurnStart, SessionID: sessionID,
-			TranscriptPath: rootRollout, Prompt: "Ask a reviewer subagent to check the change.", Model: "gpt-5.5-codex"}},
+			TranscriptPath: rootRollout, Prompt: "Ask a reviewer subagent to check the change.", Model: "gpt-5.5-codex",
+			TurnID: "019a2b3c-5000-7000-8000-000000000003"}},
 		// last_assistant_message is null: LastMessage stays "".
 		{"stop", "testdata/stop.json", agent.Hook{Kind: agent.TurnEnd, SessionID: sessionID, TranscriptPath: rootRollout,
 			Model: "gpt-5.5-codex"}},
