@@ -313,7 +313,7 @@ func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, trans
 	if err != nil || !s.Exists() || s.Phase.Normalize() != session.PhaseActive {
 		return
 	}
-	if turnID != "" && turnID == s.Recorder.AgentTurnID {
+	if session.ContinuesTurn(s, events.TurnStarted{AgentTurnID: turnID}) {
 		return // the open turn goes on
 	}
 	if transcript == "" {

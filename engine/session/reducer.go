@@ -126,8 +126,11 @@ func Decide(s State, e events.Event) []Effect {
 		if s.Exists() && d.Worktree.Head != "" && s.BaseCommit != d.Worktree.Head {
 			out = append(out, MigrateShadow{OldBase: s.BaseCommit, NewBase: d.Worktree.Head})
 		}
-		// A turn that never reached its end (crash, interrupt) left provisional checkpoints.
-		out = appendFinalize(out, s, s.HasNewContent())
+		// A turn that never reached its end (crash, interrupt) left provisional checkpoints;
+		// a turn that goes on finalizes them at its end.
+		if !ContinuesTurn(s, d) {
+			out = appendFinalize(out, s, s.HasNewContent())
+		}
 	case events.TurnEnded:
 		if !s.Exists() && d.Worktree.Head == "" {
 			return nil
@@ -346,6 +349,13 @@ func Evolve(in State, e events.Event) State {
 			s.TranscriptPath = d.Transcript.Path
 		}
 	case events.TurnStarted:
+		if ContinuesTurn(s, d) {
+			// More input to the open turn: it keeps its start, prompt, files and attribution,
+			// and its end reads the transcript from where it began, this prompt included.
+			s.followWorktree(d.Worktree)
+			s.LastInteractionTime = &t
+			break
+		}
 		if !s.Exists() {
 			tasks := s.Recorder.Tasks
 			s = initialState(d, e)
@@ -618,6 +628,13 @@ func initialState(d events.TurnStarted, e events.Event) State {
 		UntrackedFilesAtStart: cloneStrings(d.UntrackedFiles),
 		Recorder:              Recorder{JournalSeq: e.Seq},
 	}
+}
+
+// ContinuesTurn reports whether a prompt is more input to the session's open turn rather than
+// a new turn: the agent gave it the open turn's own ID (Codex runs its prompt hook with the
+// running turn's turn_id for a message the user types while the model works).
+func ContinuesTurn(s State, d events.TurnStarted) bool {
+	return s.Exists() && s.Phase.Normalize() == PhaseActive && d.AgentTurnID != "" && d.AgentTurnID == s.Recorder.AgentTurnID
 }
 
 // resetShadow is the overlap check at prompt start (seed 003, phase 1): when HEAD's shadow

@@ -150,6 +150,12 @@ func TestDecideInputEvents(t *testing.T) {
 		{"turn start, HEAD unchanged", nil, events.TurnStarted{Worktree: same}, every[[]Effect]([]Effect{fin})},
 		{"turn start, HEAD moved", nil, events.TurnStarted{Worktree: head}, every[[]Effect]([]Effect{migrate, fin})},
 		{"turn start, unborn HEAD", noPending, events.TurnStarted{}, every[[]Effect](nil)},
+		// A message typed while the agent works (Codex: the open turn's own turn_id) is more
+		// input to the turn: its provisional checkpoints are finalized at its end, not here.
+		{"turn start with the open turn's ID", func(s *State) { s.Recorder.AgentTurnID = "t1" },
+			events.TurnStarted{Worktree: same, AgentTurnID: "t1"}, byPhase[[]Effect](nil, []Effect{fin}, []Effect{fin})},
+		{"turn start with another turn's ID", func(s *State) { s.Recorder.AgentTurnID = "t1" },
+			events.TurnStarted{Worktree: same, AgentTurnID: "t2"}, every[[]Effect]([]Effect{fin})},
 		{"turn end with files", nil, events.TurnEnded{Worktree: same, Files: []string{"e.go"}},
 			every[[]Effect]([]Effect{WriteShadowCheckpoint{Files: []string{"e.go"}}, fin})},
 		{"turn end with files after a reset decision", func(s *State) { noPending(s); s.ShouldResetShadowBranch = true },
@@ -371,6 +377,21 @@ func TestEvolve(t *testing.T) {
 			}
 		}},
 		{"turn start", nil, turnStart, started},
+		// A prompt with the open turn's own ID (a message Codex takes while the model works)
+		// continues the turn: it keeps its start, prompt, dirty files and attribution, and the
+		// transcript is read on from the turn's start at its end. Any other phase starts a turn.
+		{"turn start with the open turn's ID", func(s *State) { s.Recorder.AgentTurnID = "t1" },
+			func() events.Payload { d := turnStart; d.AgentTurnID = "t1"; return d }(),
+			func(s *State, p Phase) {
+				if p != PhaseActive {
+					started(s, p)
+					return
+				}
+				s.LastInteractionTime = &at
+			}},
+		{"turn start with another turn's ID", func(s *State) { s.Recorder.AgentTurnID = "t1" },
+			func() events.Payload { d := turnStart; d.AgentTurnID = "t2"; return d }(),
+			func(s *State, p Phase) { started(s, p); s.Recorder.AgentTurnID = "t2" }},
 		// The overlap check at prompt start (seed 003): reset when HEAD's shadow branch exists and
 		// the dirty worktree does not overlap its files.
 		{"turn start, shadow files not dirty", nil, func() events.Payload {
