@@ -299,16 +299,23 @@ func (en *Engine) SessionStart(ctx context.Context, in events.SessionStarted) ([
 }
 
 // closeOpenTurn ends, from the transcript, a turn the agent never closed: for agents whose
-// turn-end hook may not fire (agent.TurnEndUnreliable), the next turn start or session end
-// records the turn first. At a turn start, the new prompt's line, when the agent wrote it
-// before the hook, is left to the new turn; a prompt the agent gives the open turn's own ID
-// (turnID, Codex's turn_id of a message typed while the model works) is more input to that
-// turn and closes nothing. A failure is logged; the hook goes on.
+// turn-end hook may not fire (agent.TurnEndUnreliable), the next turn start records the turn
+// first. The new prompt's line, when the agent wrote it before the hook, is left to the new
+// turn; a prompt the agent gives the open turn's own ID (turnID, Codex's turn_id of a message
+// typed while the model works) is more input to that turn and closes nothing. A failure is
+// logged; the hook goes on.
 func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, transcript, prompt, turnID string) {
 	a, _ := agents.ByType(agentType)
 	if u, ok := a.(agent.TurnEndUnreliable); !ok || !u.TurnEndUnreliable() {
 		return
 	}
+	en.closeTurn(ctx, sessionID, agentType, transcript, prompt, turnID)
+}
+
+// closeTurn is closeOpenTurn for every agent: at the session's end, a turn still open never
+// got its end hook (an interrupt), whatever the agent, and its work is recorded first.
+func (en *Engine) closeTurn(ctx context.Context, sessionID, agentType, transcript, prompt, turnID string) {
+	a, _ := agents.ByType(agentType)
 	s, err := en.Store.Peek(sessionID)
 	if err != nil || !s.Exists() || s.Phase.Normalize() != session.PhaseActive {
 		return
@@ -332,7 +339,7 @@ func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, trans
 
 // SessionEnd handles the agent's session-end hook.
 func (en *Engine) SessionEnd(ctx context.Context, in events.SessionStopped) error {
-	en.closeOpenTurn(ctx, in.SessionID, in.Agent, "", "", "")
+	en.closeTurn(ctx, in.SessionID, in.Agent, "", "", "")
 	if _, err := os.Stat(en.Store.JournalPath(in.SessionID)); err != nil {
 		return nil // nothing recorded for this session
 	}
