@@ -74,6 +74,9 @@ func scanPositionTo(rd agent.Transcript, path string, from events.Transcript, en
 // whether the shadow branch continues or starts afresh (seed "single branch with overlap").
 func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	en.closeOpenTurn(ctx, in.SessionID, in.Agent, in.Transcript.Path, in.Prompt, in.AgentTurnID)
+	if j, ok := reader(in.Agent).(agent.OpenTurnJoiner); ok && j.PromptJoinsOpenTurn() {
+		in.JoinsOpenTurn = true
+	}
 	wt, err := en.worktreeFacts(ctx)
 	if err != nil {
 		return err

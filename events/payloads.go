@@ -44,6 +44,9 @@ type TurnStarted struct {
 	// AgentTurnID is the agent's own ID of the turn, when the hook's payload names one
 	// (agent.Hook.TurnID): a prompt with the open turn's ID does not close it.
 	AgentTurnID string `json:"agent_turn_id,omitempty"`
+	// JoinsOpenTurn: the agent takes a prompt while a turn is open as more input to it
+	// (agent.OpenTurnJoiner).
+	JoinsOpenTurn bool `json:"joins_open_turn,omitempty"`
 	// Cwd is the agent's working directory as the transcript read before the prompt, else the
 	// hook's payload, names it (agent.Scan.Cwd, agent.Hook.Cwd); "" when neither does.
 	Cwd string `json:"cwd,omitempty"`

@@ -632,9 +632,13 @@ func initialState(d events.TurnStarted, e events.Event) State {
 
 // ContinuesTurn reports whether a prompt is more input to the session's open turn rather than
 // a new turn: the agent gave it the open turn's own ID (Codex runs its prompt hook with the
-// running turn's turn_id for a message the user types while the model works).
+// running turn's turn_id for a message the user types while the model works), or it takes
+// every prompt during a turn as such (d.JoinsOpenTurn: Copilot CLI's prompts name no turn).
 func ContinuesTurn(s State, d events.TurnStarted) bool {
-	return s.Exists() && s.Phase.Normalize() == PhaseActive && d.AgentTurnID != "" && d.AgentTurnID == s.Recorder.AgentTurnID
+	if !s.Exists() || s.Phase.Normalize() != PhaseActive {
+		return false
+	}
+	return d.JoinsOpenTurn || d.AgentTurnID != "" && d.AgentTurnID == s.Recorder.AgentTurnID
 }
 
 // resetShadow is the overlap check at prompt start (seed 003, phase 1): when HEAD's shadow

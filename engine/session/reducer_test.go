@@ -156,6 +156,8 @@ func TestDecideInputEvents(t *testing.T) {
 			events.TurnStarted{Worktree: same, AgentTurnID: "t1"}, byPhase[[]Effect](nil, []Effect{fin}, []Effect{fin})},
 		{"turn start with another turn's ID", func(s *State) { s.Recorder.AgentTurnID = "t1" },
 			events.TurnStarted{Worktree: same, AgentTurnID: "t2"}, every[[]Effect]([]Effect{fin})},
+		{"turn start of an agent whose prompts join the open turn", nil,
+			events.TurnStarted{Worktree: same, JoinsOpenTurn: true}, byPhase[[]Effect](nil, []Effect{fin}, []Effect{fin})},
 		{"turn end with files", nil, events.TurnEnded{Worktree: same, Files: []string{"e.go"}},
 			every[[]Effect]([]Effect{WriteShadowCheckpoint{Files: []string{"e.go"}}, fin})},
 		{"turn end with files after a reset decision", func(s *State) { noPending(s); s.ShouldResetShadowBranch = true },
@@ -392,6 +394,16 @@ func TestEvolve(t *testing.T) {
 		{"turn start with another turn's ID", func(s *State) { s.Recorder.AgentTurnID = "t1" },
 			func() events.Payload { d := turnStart; d.AgentTurnID = "t2"; return d }(),
 			func(s *State, p Phase) { started(s, p); s.Recorder.AgentTurnID = "t2" }},
+		// Copilot CLI names no turn: any prompt during an open turn joins it.
+		{"turn start of an agent whose prompts join the open turn", nil,
+			func() events.Payload { d := turnStart; d.JoinsOpenTurn = true; return d }(),
+			func(s *State, p Phase) {
+				if p != PhaseActive {
+					started(s, p)
+					return
+				}
+				s.LastInteractionTime = &at
+			}},
 		// The overlap check at prompt start (seed 003): reset when HEAD's shadow branch exists and
 		// the dirty worktree does not overlap its files.
 		{"turn start, shadow files not dirty", nil, func() events.Payload {

@@ -139,6 +139,14 @@ type TurnEndUnreliable interface {
 	TurnEndUnreliable() bool
 }
 
+// OpenTurnJoiner is implemented by agents that deliver a message the user types while a turn
+// runs into that turn and whose prompt hook names no turn (Copilot CLI's steering): a prompt
+// while a turn is open is more input to it, never a new turn. A turn such an agent never ended
+// (an interrupt) merges into the next one, whose end records both.
+type OpenTurnJoiner interface {
+	PromptJoinsOpenTurn() bool
+}
+
 // Materializer is implemented by agents that keep no transcript file (OpenCode keeps it in a
 // database): Materialize writes the session's transcript as JSON lines into dir, which the
 // recorder owns, and returns its path. Earlier lines keep their bytes, so positions stay valid.

@@ -44,6 +44,16 @@ func (Agent) ConfigDir() string { return ".github/hooks" }
 // ConfigFile is the file Install writes.
 func (Agent) ConfigFile() string { return ConfigFile }
 
+var _ agent.OpenTurnJoiner = Agent{}
+
+// PromptJoinsOpenTurn is true: Copilot CLI delivers a message the user types while it works
+// into the running turn (steering, or queued for its next model call), and userPromptSubmitted
+// names no turn, so a prompt hook during an open turn may be such a message and is taken as
+// more input to that turn. The cost: a turn interrupted without agentStop merges into the next
+// (one rewind point for both, the agent's work of both attributed to it); the session's end
+// closes a turn left open.
+func (Agent) PromptJoinsOpenTurn() bool { return true }
+
 // Reply prints nothing: Copilot ignores the output of the hooks the recorder uses, and the
 // recorder makes no decision for the others.
 func (Agent) Reply(agent.Hook, string) []byte { return nil }
