@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -166,4 +167,54 @@ func sameChange(a, b gitexec.TreeChange) bool {
 		return a.Delete == b.Delete
 	}
 	return a.OID == b.OID && a.Mode == b.Mode
+}
+
+// notStagedSince are the paths of a delayed turn commit (made by a later hook than the turn's
+// end) whose index entry it may set to the commit's: all but those the user staged since the
+// turn ended. The commit holds the files as the turn left them, so an edit the user staged in
+// between (the index holds what the worktree holds, which is neither HEAD's nor the commit's,
+// a `git rm` too) stays staged, on top of the turn's commit, as it would after a commit made
+// at the turn's end; resetting it would silently unstage the user's work.
+func (en *Engine) notStagedSince(ctx context.Context, paths []string, index []byte, head gitexec.OID, changes []gitexec.TreeChange) ([]string, error) {
+	committed := make(map[string]gitexec.TreeChange, len(changes))
+	for _, c := range changes {
+		committed[c.Path] = c
+	}
+	staged := map[string]gitexec.TreeChange{} // stage-0 entries; a path without one is absent
+	for _, rec := range bytes.Split(index, []byte{0}) {
+		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
+		if f := bytes.Fields(meta); ok && len(f) == 3 && string(f[2]) == "0" {
+			staged[string(p)] = gitexec.TreeChange{Path: string(p), Mode: string(f[0]), OID: gitexec.OID(f[1])}
+		}
+	}
+	before, err := en.Repo.PathEntries(ctx, string(head), paths)
+	if err != nil {
+		return nil, fmt.Errorf("auto-commit: read HEAD's files: %w", err)
+	}
+	now, err := en.WorktreeChanges(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	worktree := make(map[string]gitexec.TreeChange, len(now))
+	for _, c := range now {
+		worktree[c.Path] = c
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		c, inCommit := committed[p]
+		w, seen := worktree[p]
+		ix, indexed := staged[p]
+		if !indexed {
+			ix = gitexec.TreeChange{Path: p, Delete: true}
+		}
+		parent := gitexec.TreeChange{Path: p, Delete: true}
+		if e, ok := before[p]; ok {
+			parent = gitexec.TreeChange{Path: p, Mode: e.Mode, OID: e.OID}
+		}
+		if inCommit && seen && sameChange(ix, w) && !sameChange(ix, c) && !sameChange(ix, parent) {
+			continue // the user's staged change
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

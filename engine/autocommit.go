@@ -97,7 +97,13 @@ func (en *Engine) autoCommitOnce(ctx context.Context, f session.AutoCommit) ([]e
 	if err != nil {
 		return nil, fmt.Errorf("auto-commit: %w", err)
 	}
-	if err := en.syncIndex(ctx, commit, f.Files); err != nil {
+	sync := f.Files
+	if len(f.Content) > 0 && !en.captured[f.CheckpointID] {
+		if sync, err = en.notStagedSince(ctx, f.Files, prior, head, changes); err != nil {
+			return nil, err
+		}
+	}
+	if err := en.syncIndex(ctx, commit, sync); err != nil {
 		return nil, err
 	}
 	if err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: ref, New: commit, Old: head}}); err != nil {
