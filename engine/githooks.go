@@ -238,7 +238,7 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		if source == "commit" { // spec §4.3 step 3: restore the last checkpoint
 			for _, s := range sessions {
 				if s.BaseCommit == string(head) && s.LastCheckpointID != "" {
-					if err := writeMessage(file, checkpoint.AppendTrailer(msg, s.LastCheckpointID, comment())); err != nil {
+					if err := writeMessage(file, checkpoint.AppendTrailerReused(msg, s.LastCheckpointID, comment())); err != nil {
 						return err
 					}
 					en.logLinked("restored", s.LastCheckpointID, []session.State{s})
@@ -292,9 +292,12 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		}
 	}
 	crashPoint("journaled:" + string(events.TypeCommitPrepared))
-	if given || byAgent {
+	switch {
+	case source == "commit":
+		msg = checkpoint.AppendTrailerReused(msg, id, comment())
+	case given || byAgent:
 		msg = checkpoint.AppendTrailer(msg, id, comment())
-	} else {
+	default:
 		msg = checkpoint.InsertTrailerWithComment(msg, id, agentType, prompt, comment())
 	}
 	if err := writeMessage(file, msg); err != nil {

@@ -63,6 +63,34 @@ func AppendTrailer(msg, id, comment string) string {
 	return out
 }
 
+// AppendTrailerReused is AppendTrailer for a message git reuses (prepare-commit-msg's source
+// "commit": --amend, -c, -C), which the editor may show with git's comment section below the
+// text. The plain-append rule stops at the blank line above that section, so the trailer went
+// below it, in a paragraph of its own once git dropped the comments: a sign-off or a
+// Co-authored-by that ended the text was no longer in the message's last paragraph, where git's
+// trailer tools and forges read trailers. When the text above the comment section ends in a
+// trailer block, the trailer joins that block there; otherwise it is appended as AppendTrailer
+// appends it.
+func AppendTrailerReused(msg, id, comment string) string {
+	cut := cutAt(msg, comment)
+	lines := strings.SplitAfter(msg[:cut], "\n")
+	start, comments := len(lines), false
+	for start > 0 {
+		l := lines[start-1]
+		if isComment(l, comment) {
+			comments = true
+		} else if strings.TrimSpace(l) != "" {
+			break
+		}
+		start--
+	}
+	text := strings.TrimRight(strings.Join(lines[:start], ""), "\n")
+	if !comments || !endsInTrailerBlock(text, comment) {
+		return AppendTrailer(msg, id, comment)
+	}
+	return text + "\n" + CheckpointTrailer + ": " + id + "\n" + strings.Join(lines[start:], "") + msg[cut:]
+}
+
 // endsInTrailerBlock reports whether text (without trailing newlines) ends in a trailer block
 // that the trailer joins: its last line that is not a comment holds ": " (spec §4.3), and its
 // paragraph is not the message's first. Git reads the first paragraph as the subject, never as

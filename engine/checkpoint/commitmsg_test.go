@@ -94,6 +94,30 @@ func TestAppendTrailer(t *testing.T) {
 	}
 }
 
+// A reused message (--amend, -c) as the editor shows it: the text, then git's comment section.
+func TestAppendTrailerReused(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg, comment, want string
+	}{
+		{"a sign-off above git's comments: the trailer joins it there",
+			"fix: x\n\nSigned-off-by: A <a@b>\n\n# Please enter\n#\n# On branch main\n", "#",
+			"fix: x\n\nSigned-off-by: A <a@b>\n" + trailer + "\n# Please enter\n#\n# On branch main\n"},
+		{"commit -v: above the comments and the scissors line",
+			"fix: x\n\nSigned-off-by: A <a@b>\n\n# Please enter\n" + cut + "diff --git a/a b/a\n+Key: value\n", "#",
+			"fix: x\n\nSigned-off-by: A <a@b>\n" + trailer + "\n# Please enter\n" + cut + "diff --git a/a b/a\n+Key: value\n"},
+		{"no trailer block: appended as by AppendTrailer", "feat: x\n\n# Please enter\n", "#",
+			"feat: x\n\n# Please enter\n\n" + trailer},
+		{"no comments (--no-edit, -C): joins the block at the end", "fix: x\n\nSigned-off-by: A <a@b>\n", "#",
+			"fix: x\n\nSigned-off-by: A <a@b>\n" + trailer},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, checkpoint.AppendTrailerReused(tc.msg, id, tc.comment)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // The commit-msg hook sees the message as the editor left it, before git's cleanup.
 func TestCleanCommitMsg(t *testing.T) {
 	for _, tc := range []struct {
