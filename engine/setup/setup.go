@@ -109,6 +109,17 @@ func Enable(p Paths, opt EnableOptions) (Report, error) {
 	if len(list) == 0 {
 		list = []agent.Agent{agents.Default}
 	}
+	// Every agent's JSON configuration is read before any is written: one that cannot be read
+	// (Gemini CLI accepts comments) refuses the whole enable. Failing at that agent left the
+	// agents before it wired but no git hooks and no settings, which status shows as enabled
+	// while no commit is linked.
+	for _, a := range list {
+		if f := a.ConfigFile(); strings.HasSuffix(f, ".json") {
+			if _, err := agent.ReadConfig(filepath.Join(p.TopLevel, filepath.FromSlash(f))); err != nil {
+				return r, fmt.Errorf("install %s hooks: %w", a.Type(), err)
+			}
+		}
+	}
 	for _, a := range list {
 		if opt.AgentHint {
 			r.add("Agent: " + a.Type() + " (use --agent to change)")
