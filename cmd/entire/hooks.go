@@ -346,7 +346,7 @@ func (h *hookRun) git(verb string, args []string) error {
 	case "post-commit":
 		return en.PostCommit(ctx)
 	case "post-rewrite", "post-merge":
-		if verb == "post-rewrite" && len(args) > 0 && args[0] == "rebase" {
+		if verb == "post-rewrite" && len(args) > 0 && (args[0] == "rebase" || args[0] == "amend") {
 			list, err := io.ReadAll(io.LimitReader(h.e.stdin, maxRewrittenList))
 			if err != nil {
 				return fmt.Errorf("read rewritten commits: %w", err)

@@ -108,12 +108,14 @@ func relinkCommits(ctx context.Context, repo *gitexec.Repo, rev []string, found 
 // commit: a rebase of some hundred thousand commits).
 const maxRewrittenList = 16 << 20
 
-// keepFoldedTrailers reads git's list of the commits a rebase rewrote ("<old> <new>" lines, as
-// post-rewrite gets it) and records, for each new commit that still carries a trailer, the
-// checkpoints of its old commits whose trailer it lost: a fixup's message is dropped when
-// `rebase --autosquash` folds it into the commit it fixes, so the work of the fixup's session
-// was in the commit while its checkpoint was named by none. They are recorded as links of the
-// new commit (checkpoint.Links), which explain reads beside its trailers. A new commit without
+// keepFoldedTrailers reads git's list of the commits a rebase or an amend rewrote ("<old> <new>"
+// lines, as post-rewrite gets it) and records, for each new commit that still carries a
+// trailer, the checkpoints of its old commits whose trailer it lost: a fixup's message is
+// dropped when `rebase --autosquash` folds it into the commit it fixes, so the work of the
+// fixup's session was in the commit while its checkpoint was named by none. They are recorded
+// as links of the new commit (checkpoint.Links), which explain reads beside its trailers. The
+// links recorded for an old commit carry on to the new one likewise, or a later rebase of the
+// fixed-up commit (onto a moved main, `git pull --rebase`) lost them again. A new commit without
 // any trailer is left to the content search (relinkCommits). It returns how many commits got
 // links.
 func keepFoldedTrailers(ctx context.Context, repo *gitexec.Repo, list []byte) (int, error) {
@@ -129,11 +131,19 @@ func keepFoldedTrailers(ctx context.Context, repo *gitexec.Repo, list []byte) (i
 		}
 		olds[f[1]] = append(olds[f[1]], f[0])
 	}
-	var links checkpoint.Links
+	if len(news) == 0 {
+		return 0, nil
+	}
+	links, err := checkpoint.ReadLinks(repo.CommonDir)
+	if err != nil {
+		return 0, err
+	}
 	n := 0
 	for _, sha := range news {
-		if len(olds[sha]) < 2 {
-			continue // nothing was folded into it
+		folded := len(olds[sha]) >= 2
+		recorded := slices.ContainsFunc(olds[sha], func(old string) bool { return len(links[old]) > 0 && old != sha })
+		if !folded && !recorded {
+			continue // nothing was folded into it, and nothing recorded carries on
 		}
 		msg, err := repo.CommitMessage(ctx, sha)
 		if err != nil {
@@ -143,23 +153,29 @@ func keepFoldedTrailers(ctx context.Context, repo *gitexec.Repo, list []byte) (i
 		if len(kept) == 0 {
 			continue
 		}
-		if links == nil {
-			if links, err = checkpoint.ReadLinks(repo.CommonDir); err != nil {
-				return n, err
-			}
-		}
 		added := false
+		add := func(l checkpoint.ContentLink) {
+			if slices.Contains(kept, l.CheckpointID) || slices.ContainsFunc(links[sha], func(o checkpoint.ContentLink) bool { return o.CheckpointID == l.CheckpointID }) {
+				return
+			}
+			links[sha] = append(links[sha], l)
+			added = true
+		}
 		for _, old := range olds[sha] {
+			if old != sha {
+				for _, l := range links[old] {
+					add(l)
+				}
+			}
+			if !folded {
+				continue
+			}
 			m, err := repo.CommitMessage(ctx, old)
 			if err != nil {
 				continue // gone: nothing to keep
 			}
 			for _, id := range checkpoint.CheckpointTrailers(m) {
-				if slices.Contains(kept, id) || slices.ContainsFunc(links[sha], func(l checkpoint.ContentLink) bool { return l.CheckpointID == id }) {
-					continue
-				}
-				links[sha] = append(links[sha], checkpoint.ContentLink{Commit: gitexec.OID(old), CheckpointID: id})
-				added = true
+				add(checkpoint.ContentLink{Commit: gitexec.OID(old), CheckpointID: id})
 			}
 		}
 		if added {
