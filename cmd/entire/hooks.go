@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -42,6 +43,10 @@ type hookRun struct {
 	failed      error
 	noHeal      bool
 	gitHook     bool // git runs this hook: the branch must not move under it
+	// notSetUp: git runs this hook in a worktree without .entire/ (Entire was never set up
+	// here, or was uninstalled), through a core.hooksPath shared with repositories where it
+	// is. The hook then leaves nothing behind and pushes no record.
+	notSetUp bool
 }
 
 func (c *hooksCmd) Run(e *env) error {
@@ -75,7 +80,15 @@ func (c *hooksCmd) Run(e *env) error {
 		}
 		level = h.settings.LogLevel
 	}
-	log, closeLog := openLog(root, level, e.stderr)
+	var log *slog.Logger
+	closeLog := func() {}
+	if fi, err := os.Stat(filepath.Join(root, ".entire")); c.Agent == "git" && repoErr == nil && (err != nil || !fi.IsDir()) {
+		// No .entire/logs/ created here for `git add -A` to commit: warnings go to stderr.
+		h.notSetUp = true
+		log = newLogger(e.stderr, "warn", e.stderr)
+	} else {
+		log, closeLog = openLog(root, level, e.stderr)
+	}
 	defer closeLog()
 	if repoErr == nil && h.settingsErr == nil && !h.settings.Enabled && c.Agent != "git" {
 		// Recording is off (spec §1): an agent hook exits 0 silently, without reading stdin and
@@ -369,6 +382,11 @@ func (h *hookRun) git(verb string, args []string) error {
 			return errors.New("pre-push: missing remote")
 		}
 		warnShadowPush(h.e.stderr, args[0], pushedShadowBranches(h.e.stdin))
+		if h.notSetUp {
+			// Uninstalled here (`disable --uninstall` leaves hooks in a shared directory) or
+			// never set up: the local record is not this repository's to push any more.
+			return nil
+		}
 		held := setup.RecordHeld(h.settings, h.settingsErr)
 		if h.settingsErr != nil {
 			// The defaults would push, but a setting written to keep transcripts private is no
