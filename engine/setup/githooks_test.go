@@ -17,16 +17,10 @@ var goldenHooks = map[string]string{
 # Entire CLI hooks
 # Finds, by content, the checkpoints of rewritten commits that lost their trailer (entire relink),
 # and keeps those of commits a rebase folded into another (a fixup's).
-# git's list on stdin, read with builtins: entire and a chained hook both get it.
-_entire_stdin=
-while IFS= read -r _entire_line || [ -n "$_entire_line" ]; do
-    _entire_stdin="$_entire_stdin$_entire_line
-"
-done
 # Started only where there may be a record to link to (the shell test starts no process).
 if [ -n "$GIT_DIR" ] || [ ! -d .git ] || [ -e .git/refs/heads/entire/checkpoints/v1 ] ||
     [ -e .git/refs/remotes/origin/entire/checkpoints/v1 ] || [ -e .git/packed-refs ]; then
-printf '%s' "$_entire_stdin" | entire hooks git post-rewrite "$1" 2>/dev/null || true
+entire hooks git post-rewrite "$1" 2>/dev/null || true
 fi
 `,
 	"post-merge": `#!/bin/sh
