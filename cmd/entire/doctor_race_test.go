@@ -15,13 +15,7 @@ import (
 // before the sessions) a checkpoint written meanwhile was missing. It now reads each session
 // once its running hook is done, then the record.
 func TestDoctorRacesPostCommit(t *testing.T) {
-	bin, w, a, repo := raceWorld(t, "plays a session while entire doctor runs")
-	if err := a.hook("session-start", map[string]any{"source": "startup"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.turn(0); err != nil {
-		t.Fatal(err)
-	}
+	bin, w, a, repo := raceTurn(t, "plays a session while entire doctor runs")
 	other := filepath.Join(w.root, "other")
 	w.mustGit(repo, "worktree", "add", "-q", "-b", "other", other)
 

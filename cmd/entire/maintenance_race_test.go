@@ -133,18 +133,26 @@ func raceWorld(t *testing.T, purpose string) (string, *stressWorld, *stressAgent
 	return bin, w, a, repo
 }
 
+// raceTurn is raceWorld with the session started and one turn played (it writes s0/file0.txt
+// and s0/notes.txt).
+func raceTurn(t *testing.T, purpose string) (string, *stressWorld, *stressAgent, string) {
+	t.Helper()
+	bin, w, a, repo := raceWorld(t, purpose)
+	if err := a.hook("session-start", map[string]any{"source": "startup"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.turn(0); err != nil {
+		t.Fatal(err)
+	}
+	return bin, w, a, repo
+}
+
 // TestCleanRacesHook: `entire clean --force` runs while a hook of a live session has written
 // the session's new shadow branch (HEAD moved under the session, which follows it) and not yet
 // journaled that the session is on it. Clean must not take that branch for an orphan: the
 // session's checkpoints would be gone.
 func TestCleanRacesHook(t *testing.T) {
-	bin, w, a, repo := raceWorld(t, "plays a session while entire clean runs")
-	if err := a.hook("session-start", map[string]any{"source": "startup"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.turn(0); err != nil { // writes s0/file0.txt and s0/notes.txt
-		t.Fatal(err)
-	}
+	bin, w, a, repo := raceTurn(t, "plays a session while entire clean runs")
 	// The user commits a file of their own: HEAD moves without a link, and the session's next
 	// hook moves its work onto the new HEAD's shadow branch.
 	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte("the user's\n"), 0o644); err != nil {
@@ -239,13 +247,7 @@ func TestDoctorRacesHook(t *testing.T) {
 // post-commit wrote the checkpoint (here it never does, as when it is killed). explain said
 // "checkpoint not found" for a commit whose checkpoint the next command would write.
 func TestExplainRacesCommit(t *testing.T) {
-	bin, w, a, repo := raceWorld(t, "plays a session while entire explain runs")
-	if err := a.hook("session-start", map[string]any{"source": "startup"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.turn(0); err != nil {
-		t.Fatal(err)
-	}
+	bin, w, a, repo := raceTurn(t, "plays a session while entire explain runs")
 	raceTouch(w, "race-armed", "revparse")
 	explain := raceStart(w, repo, bin, "explain", "--commit", "HEAD")
 	raceWait(w, "race-held") // explain is about to resolve HEAD

@@ -12,13 +12,7 @@ import (
 // it and before it read the branch's checkpoints. The listing failed with git's "bad revision"
 // and exited 1; clean's preview lists temporary checkpoints the same way.
 func TestRewindListRacesShadowDeletion(t *testing.T) {
-	bin, w, a, repo := raceWorld(t, "plays a session while entire rewind --list runs")
-	if err := a.hook("session-start", map[string]any{"source": "startup"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.turn(0); err != nil {
-		t.Fatal(err)
-	}
+	bin, w, _, repo := raceTurn(t, "plays a session while entire rewind --list runs")
 	head := strings.TrimSpace(w.mustGit(repo, "rev-parse", "HEAD"))
 	shadow := "refs/heads/entire/" + head[:7] + "-e3b0c4"
 	w.mustGit(repo, "rev-parse", "-q", "--verify", shadow)
