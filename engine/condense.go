@@ -195,7 +195,8 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 		w.meta.TokenUsage = &u
 	}
 	w.attribution = attribution
-	w.meta.TokenUsageDelta = usageSince(data, s.Recorder.UsageFrom())
+	var open *events.OpenCall
+	w.meta.TokenUsageDelta, open = usageSince(data, s.Recorder.UsageFrom(), s.Recorder.UsageOpen)
 	var task taskRecord
 	switch {
 	case f.Auto != nil && f.Auto.Task != nil:
@@ -241,7 +242,7 @@ func (en *Engine) Condense(ctx context.Context, s session.State, f session.Conde
 	out := []events.Event{en.Event(events.CheckpointCondensed{
 		CheckpointID: c.CheckpointID, MetadataCommit: string(metaCommit), UserCommit: c.Commit,
 		Slot: slot, Files: w.meta.FilesTouched, Provisional: f.Provisional, Transcript: pos,
-		Chunks: chunkRefs(w),
+		Chunks: chunkRefs(w), UsageOpen: open,
 	})}
 	if left != nil && s.BaseCommit != c.Commit {
 		// Manual-commit work the auto-commit turn left: its shadow branch follows HEAD.
@@ -500,7 +501,7 @@ func (en *Engine) finalize(ctx context.Context, s session.State, f session.Final
 	// unless work still waiting to be condensed (a carried-forward file) will count them.
 	var extra *events.TokenUsage
 	if !f.KeepScope {
-		extra = usageSince(data, s.Recorder.UsageFrom())
+		extra, res.UsageOpen = usageSince(data, s.Recorder.UsageFrom(), s.Recorder.UsageOpen)
 	}
 	for i, id := range f.CheckpointIDs {
 		var add *events.TokenUsage
@@ -669,16 +670,22 @@ func checkpointFiles(touched, edited, committed, claimed []string) []string {
 	return slices.DeleteFunc(slices.Clone(committed), func(f string) bool { return others[f] })
 }
 
-// usageSince is the token usage of the transcript from position from on, or nil.
-func usageSince(data tsource, from events.Transcript) *events.TokenUsage {
+// usageSince is the token usage of the transcript from position from on, or nil, less what
+// the checkpoints before from counted of open, the response open there; next is the response
+// open at the transcript's end.
+func usageSince(data tsource, from events.Transcript, open *events.OpenCall) (_ *events.TokenUsage, next *events.OpenCall) {
 	if !data.valid() {
-		return nil
+		return nil, nil
 	}
-	u := data.rangeUsage(from.Offset, data.scan(from))
+	sc := data.scan(from)
+	if data.start(from.Offset) != from.Offset || (data.path != "" && sc.StartOffset != from.Offset) {
+		open = nil // read from the start: the transcript is no longer the one open was left in
+	}
+	u, next := agent.ContinueUsage(data.rangeUsage(from.Offset, sc), sc, open)
 	if u.IsZero() {
-		return nil
+		return nil, next
 	}
-	return &u
+	return &u, next
 }
 
 // sessionPrompts are all user prompts of a transcript (spec §3.6): those already read by the

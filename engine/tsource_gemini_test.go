@@ -51,7 +51,7 @@ func TestScanGeminiDocumentByMessages(t *testing.T) {
 				t.Errorf("scan after two turns: prompts (-want +got) %s, usage %+v; want 300 input tokens in 1 call", diff, sc.Usage)
 			}
 			want := events.TokenUsage{InputTokens: 500, OutputTokens: 50, APICallCount: 2}
-			if got := usageSince(src, events.Transcript{Lines: 2, Offset: int64(len(one))}); got == nil || *got != want {
+			if got, _ := usageSince(src, events.Transcript{Lines: 2, Offset: int64(len(one))}, nil); got == nil || *got != want {
 				t.Errorf("usage since turn 1 = %+v, want %+v", got, want)
 			}
 			if got := src.scan(events.Transcript{Lines: 2, Offset: afterTwo.Offset}).Prompts; !cmp.Equal(got, []string{"write f2", "write f3"}) {

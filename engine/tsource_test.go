@@ -87,7 +87,7 @@ func TestRangeUsageCopilotShutdown(t *testing.T) {
 			if got, ok := src.scanTo(0, from); !ok || got.Usage != first {
 				t.Errorf("usage before turn 2 = %+v (ok %v), want %+v", got.Usage, ok, first)
 			}
-			if got := usageSince(src, at); got == nil || *got != second {
+			if got, _ := usageSince(src, at, nil); got == nil || *got != second {
 				t.Errorf("usageSince(turn 2) = %+v, want %+v", got, second)
 			}
 			// The scans before the range are kept: the file is not read again.

@@ -288,6 +288,8 @@ type CheckpointCondensed struct {
 	Provisional    bool       `json:"provisional,omitempty"` // mid-turn: finalized at turn end
 	Transcript     Transcript `json:"transcript"`
 	Chunks         []ChunkRef `json:"chunks,omitempty"` // closed transcript chunks now stored
+	// UsageOpen is the last response the slot's usage delta counted, up to Transcript.
+	UsageOpen *OpenCall `json:"usage_open,omitempty"`
 }
 
 // EventType implements Payload.
@@ -315,6 +317,9 @@ type CheckpointsFinalized struct {
 	// ScopeKept: the session had work waiting to be condensed, so the transcript after the
 	// turn's last commit (its lines and their token usage) was left to that work's checkpoint.
 	ScopeKept bool `json:"scope_kept,omitempty"`
+	// UsageOpen is the last response the finalized checkpoints' usage delta counted, up to
+	// Transcript (when the scope moved there).
+	UsageOpen *OpenCall `json:"usage_open,omitempty"`
 }
 
 // EventType implements Payload.
@@ -429,6 +434,7 @@ type Rewound struct {
 type RewoundPositions struct {
 	Condensed Transcript `json:"condensed"`
 	Usage     Transcript `json:"usage"`
+	UsageOpen *OpenCall  `json:"usage_open,omitempty"`
 }
 
 // EventType implements Payload.

@@ -10,6 +10,14 @@ type TokenUsage struct {
 	SubagentTokens      *TokenUsage `json:"subagent_tokens,omitempty"`
 }
 
+// OpenCall is the last API response a checkpoint's usage counted (an agent may write one
+// response over several lines, and a commit may land between them), with the usage row it
+// counted for it, so that the next checkpoint counts only what the response's later lines add.
+type OpenCall struct {
+	ID    string     `json:"id"`
+	Usage TokenUsage `json:"usage"`
+}
+
 // Add returns the field-wise sum of u and o. Subagent tokens are summed when either side has them.
 func (u TokenUsage) Add(o TokenUsage) TokenUsage {
 	sum := TokenUsage{

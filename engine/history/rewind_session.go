@@ -145,7 +145,7 @@ func undoSessions(plan *RewindPlan, rs []rewoundSession) (own *undoSession, othe
 	for _, r := range rs {
 		s := r.sess.State
 		u := undoSession{LastShadowCommit: s.Recorder.LastShadowCommit, FilesTouched: append([]string(nil), s.FilesTouched...), BaseCommit: s.BaseCommit,
-			Positions: &events.RewoundPositions{Condensed: s.Condensed(), Usage: s.Recorder.UsageFrom()}}
+			Positions: &events.RewoundPositions{Condensed: s.Condensed(), Usage: s.Recorder.UsageFrom(), UsageOpen: s.Recorder.UsageOpen}}
 		if r.r.id == plan.session {
 			own = &u
 			continue

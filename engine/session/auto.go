@@ -155,6 +155,7 @@ func (s *State) keptManualWork(in State, d events.CheckpointCondensed) bool {
 	s.LastCheckpointID = d.CheckpointID
 	// The slot's usage delta counted the lines up to here.
 	s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
+	s.Recorder.UsageOpen = d.UsageOpen
 	if len(d.Chunks) > 0 {
 		s.Recorder.Chunks, s.Recorder.ChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
 	}

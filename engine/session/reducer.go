@@ -535,6 +535,7 @@ func Evolve(in State, e events.Event) State {
 		s.LastCheckpointID = d.CheckpointID
 		s.Recorder.LastShadowCommit = ""
 		s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
+		s.Recorder.UsageOpen = d.UsageOpen
 		if len(d.Chunks) > 0 {
 			s.Recorder.Chunks, s.Recorder.ChunksPath = cloneChunks(d.Chunks), d.Transcript.Path
 		}
@@ -581,6 +582,7 @@ func Evolve(in State, e events.Event) State {
 		}
 		if moved && d.Transcript.Offset > s.Recorder.UsageOffset {
 			s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
+			s.Recorder.UsageOpen = d.UsageOpen
 		}
 	}
 	return s

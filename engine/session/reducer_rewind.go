@@ -16,6 +16,7 @@ func (s *State) rewound(d events.Rewound) {
 		// An undo: the positions the rewind changed go back as they were.
 		s.Recorder.CondensedOffset, s.CheckpointTranscriptStart = p.Condensed.Offset, p.Condensed.Lines
 		s.Recorder.UsageOffset, s.Recorder.UsageLines = p.Usage.Offset, p.Usage.Lines
+		s.Recorder.UsageOpen = p.UsageOpen
 	}
 	if d.Transcript.Path == "" || d.Transcript.Path != s.TranscriptPath {
 		return
@@ -33,6 +34,7 @@ func (s *State) rewound(d events.Rewound) {
 		// checkpoints recorded, all of it; the next checkpoint's lines and usage follow it.
 		s.Recorder.CondensedOffset, s.CheckpointTranscriptStart = d.Transcript.Offset, d.Transcript.Lines
 		s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
+		s.Recorder.UsageOpen = nil
 		return
 	}
 	// Offsets past the new end pointed into lines the rewind removed.
@@ -42,5 +44,6 @@ func (s *State) rewound(d events.Rewound) {
 	}
 	if s.Recorder.UsageOffset > d.Transcript.Offset {
 		s.Recorder.UsageOffset, s.Recorder.UsageLines = d.Transcript.Offset, d.Transcript.Lines
+		s.Recorder.UsageOpen = nil
 	}
 }

@@ -118,6 +118,10 @@ type Recorder struct {
 	// messages, where the byte offset points at no message).
 	UsageOffset int64 `json:"usage_offset,omitempty"`
 	UsageLines  int   `json:"usage_lines,omitempty"`
+	// UsageOpen is the response the usage up to UsageOffset ended in, and the row counted for
+	// it: its lines after UsageOffset add only what that row lacks (agent.ContinueUsage).
+	// Never modified in place.
+	UsageOpen *events.OpenCall `json:"usage_open,omitempty"`
 	// LastShadowCommit is the session's newest temporary checkpoint.
 	LastShadowCommit string `json:"last_shadow_commit,omitempty"`
 	// PreparedID is the checkpoint ID prepare-commit-msg linked the commit being made to; the
@@ -143,7 +147,8 @@ type Recorder struct {
 	ShadowToDelete *DeleteShadow `json:"shadow_to_delete,omitempty"`
 }
 
-// UsageFrom is the transcript position from which token usage is not attributed yet.
+// UsageFrom is the transcript position from which token usage is not attributed yet
+// (UsageOpen is the response open there).
 func (r Recorder) UsageFrom() events.Transcript {
 	return events.Transcript{Offset: r.UsageOffset, Lines: r.UsageLines}
 }
@@ -218,6 +223,11 @@ func (s State) clone() State {
 	c.Recorder.Pending = clonePending(s.Recorder.Pending)
 	c.Recorder.Commits = cloneCommits(s.Recorder.Commits)
 	c.Recorder.PrePrompt = cloneTranscript(s.Recorder.PrePrompt)
+	if s.Recorder.UsageOpen != nil {
+		o := *s.Recorder.UsageOpen
+		o.Usage = *cloneUsage(&o.Usage)
+		c.Recorder.UsageOpen = &o
+	}
 	if s.Recorder.ShadowToDelete != nil {
 		d := *s.Recorder.ShadowToDelete
 		c.Recorder.ShadowToDelete = &d

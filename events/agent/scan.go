@@ -100,6 +100,8 @@ type Scan struct {
 	// one with the largest output_tokens, first seen on ties). Usage is the
 	// sum of these rows. Merge uses it to dedupe ids across scans.
 	Calls map[string]events.TokenUsage `json:"-"`
+	// LastCall is the message id of the last response counted under one (AddCall).
+	LastCall string `json:"-"`
 }
 
 // Merge combines s with later, a scan that started where s ended (its
@@ -136,6 +138,7 @@ func (s Scan) Merge(later Scan) Scan {
 		m.LastUUID = later.LastUUID
 	}
 	m.Usage, m.Calls = mergeUsage(s, later)
+	m.LastCall = cmp.Or(later.LastCall, s.LastCall)
 	return m
 }
 
@@ -193,6 +196,7 @@ func (s *Scan) AddCall(id string, row events.TokenUsage) {
 		s.Usage = s.Usage.Add(row)
 		return
 	}
+	s.LastCall = id
 	prev, seen := s.Calls[id]
 	switch {
 	case !seen:
@@ -206,6 +210,38 @@ func (s *Scan) AddCall(id string, row events.TokenUsage) {
 	}
 	s.Calls[id] = row
 	s.Usage = s.Usage.Add(row)
+}
+
+// ContinueUsage is u, the usage of the lines sc scanned, less what a checkpoint before them
+// already counted of open, the response its lines ended in: a response written over several
+// lines (Claude Code writes one a content block at a time, each line repeating its usage) that
+// a commit cut in two is counted once across the two checkpoints, with its row of the larger
+// output_tokens, as one scan over both ranges would count it. next is the response open at
+// sc's end, to be handed to the scan that continues from there. open is nil when sc did not
+// start where it was left. A scan whose usage reaches back before its start anyway
+// (UsageBeforeStart, counted exactly by RangeUsage) is not corrected.
+func ContinueUsage(u events.TokenUsage, sc Scan, open *events.OpenCall) (_ events.TokenUsage, next *events.OpenCall) {
+	if sc.UsageBeforeStart {
+		open = nil
+	}
+	if open != nil {
+		if row, ok := sc.Calls[open.ID]; ok {
+			if row.OutputTokens > open.Usage.OutputTokens {
+				u = subUsage(u, open.Usage)
+			} else {
+				u = subUsage(u, row)
+			}
+		}
+	}
+	next = open
+	if sc.LastCall != "" {
+		row := sc.Calls[sc.LastCall]
+		if open != nil && open.ID == sc.LastCall && open.Usage.OutputTokens >= row.OutputTokens {
+			row = open.Usage
+		}
+		next = &events.OpenCall{ID: sc.LastCall, Usage: row}
+	}
+	return u, next
 }
 
 // RangeUsage is the token usage of the lines sc scanned, which start at byte offset start of a
