@@ -32,6 +32,11 @@ func (en *Engine) sessionTranscript(ctx context.Context, s session.State) (tsour
 	rd := reader(s.AgentType)
 	_, pos, err := scanPosition(rd, s.TranscriptPath, s.Recorder.Scanned)
 	if err == nil && s.TranscriptPath != "" {
+		if s.Phase.Normalize() == session.PhaseEnded {
+			if src, end, ok := finalSource(rd, pos); ok {
+				return src, end, nil
+			}
+		}
 		return fileSource(s.TranscriptPath, pos.Offset).of(rd), pos, nil
 	}
 	if err == nil {

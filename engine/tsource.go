@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/agents"
+	"github.com/entirerec/entire/events/jsonvalid"
 )
 
 // tsource is a transcript up to its last complete line, read in parts so that memory follows
@@ -276,6 +278,36 @@ func foreignCondensed(s *session.State, t tsource) {
 	if s.Recorder.UsageOffset == 0 && s.Recorder.UsageLines == 0 {
 		s.Recorder.UsageOffset, s.Recorder.UsageLines = off, s.CheckpointTranscriptStart
 	}
+}
+
+// finalSource is the transcript of an ended session whose last line, after pos (its complete
+// lines), has no '\n' but is a whole JSON object: the agent will write no more of it, so it is
+// the transcript's last line, as the reference reads it. The source holds the file with that
+// line ended, and end counts it. ok is false for any other tail (none, or a line cut short),
+// and for a transcript whose positions are not lines (agent.Positioner). The whole file is
+// read, once for such a session's commit.
+func finalSource(rd agent.Transcript, pos events.Transcript) (_ tsource, end events.Transcript, ok bool) {
+	if _, isDoc := rd.(agent.Positioner); isDoc || pos.Path == "" {
+		return tsource{}, pos, false
+	}
+	fi, err := os.Stat(pos.Path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= pos.Offset {
+		return tsource{}, pos, false
+	}
+	data, err := os.ReadFile(pos.Path)
+	if err != nil || int64(len(data)) <= pos.Offset {
+		return tsource{}, pos, false
+	}
+	last := data[pos.Offset:]
+	if bytes.IndexByte(last, '\n') >= 0 || !bytes.HasPrefix(bytes.TrimSpace(last), []byte("{")) || !jsonvalid.Valid(last) {
+		return tsource{}, pos, false
+	}
+	data = append(data, '\n')
+	end = events.Transcript{Path: pos.Path, Lines: pos.Lines + 1, Offset: int64(len(data)), LastUUID: pos.LastUUID}
+	if u := rd.ScanBytes(data[pos.Offset:]).LastUUID; u != "" {
+		end.LastUUID = u
+	}
+	return memSource(data).of(rd), end, true
 }
 
 // tailLen is how many bytes before a chunk's end its fingerprint covers.
