@@ -97,6 +97,7 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 		in.PriorPrompts = sc.Prompts
 		in.Cwd = cmp.Or(sc.Cwd, in.Cwd)
 		in.PrePrompt = &events.Transcript{Path: pos.Path, Lines: pos.Lines - sc.Lines, Offset: sc.StartOffset}
+		in.LateUsage = lateUsage(reader(in.Agent), s, sc)
 	} else {
 		in.Transcript = events.Transcript{Path: in.Transcript.Path}
 	}
@@ -125,6 +126,25 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 		fmt.Fprintf(en.Stderr, "Initialized shadow session: %s\n", in.SessionID)
 	}
 	return en.Run(ctx, sess, en.Event(in))
+}
+
+// lateUsage is the token usage of the lines sc read at a prompt that the session's last turn
+// end did not read, for an agent that may run its turn-end hook before it has written the turn
+// (agent.Flusher): the turn's last lines, written after the hook's wait gave up, are the
+// session's usage too. What that turn counted of its last response is not counted again. nil
+// for a new session, a turn still open, or lines read from a file's start.
+func lateUsage(rd agent.Transcript, s session.State, sc agent.Scan) *events.TokenUsage {
+	if _, ok := rd.(agent.Flusher); !ok || !s.Exists() || s.Phase.Normalize() == session.PhaseActive {
+		return nil
+	}
+	if s.Recorder.Scanned.Path == "" || s.Recorder.Scanned.Offset == 0 || sc.StartOffset != s.Recorder.Scanned.Offset || sc.UsageBeforeStart {
+		return nil
+	}
+	u, _ := agent.ContinueUsage(sc.Usage, sc, s.Recorder.TurnOpen)
+	if u.IsZero() {
+		return nil
+	}
+	return &u
 }
 
 // shadowFacts observes HEAD's shadow branch at prompt start for the overlap check (seed 003,
@@ -218,6 +238,9 @@ func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 	in.Transcript = pos
 	in.Prompts = scan.Prompts
 	in.Usage = transcript.rangeUsage(scan.StartOffset, scan)
+	if scan.LastCall != "" {
+		in.UsageOpen = &events.OpenCall{ID: scan.LastCall, Usage: scan.Calls[scan.LastCall]}
+	}
 	in.Usage.SubagentTokens = subagentUsage(rd, in.Transcript.Path, in.SessionID, scan.SubagentIDs)
 	in.Cwd = cmp.Or(scan.Cwd, in.Cwd)
 	in.Summary = agent.Truncate(scan.LastAssistant, agent.MaxTextBytes)

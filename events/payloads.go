@@ -70,6 +70,10 @@ type TurnStarted struct {
 	// PriorPrompts are the prompts in the transcript lines read since the last hook (for a new
 	// session: all earlier prompts of a resumed conversation).
 	PriorPrompts []string `json:"prior_prompts,omitempty"`
+	// LateUsage is the token usage of lines the previous turn's end did not read (the agent
+	// wrote them after its turn-end hook, agent.Flusher), less what that turn counted of its
+	// last response (TurnEnded.UsageOpen): the session's usage adds it.
+	LateUsage *TokenUsage `json:"late_usage,omitempty"`
 	// Attribution is the user's and agent's line counts measured before the agent acts.
 	Attribution *PromptAttribution `json:"attribution,omitempty"`
 	// Strategy is the strategy in effect ("auto-commit"; empty for manual-commit).
@@ -99,9 +103,10 @@ type TurnEnded struct {
 	Claimed  []string `json:"claimed,omitempty"`
 	// Files are the agent's files as journals before edited/dirty decided them.
 	Files []string `json:"files,omitempty"`
-	// Usage is this turn's token usage.
-	Usage   TokenUsage `json:"usage"`
-	Summary string     `json:"summary,omitempty"`
+	// Usage is this turn's token usage; UsageOpen the last response it counted.
+	Usage     TokenUsage `json:"usage"`
+	UsageOpen *OpenCall  `json:"usage_open,omitempty"`
+	Summary   string     `json:"summary,omitempty"`
 	// Prompts are the user prompts in the lines read since the last hook.
 	Prompts []string `json:"prompts,omitempty"`
 	Flushed bool     `json:"flushed,omitempty"`

@@ -384,6 +384,14 @@ func Evolve(in State, e events.Event) State {
 			a.CheckpointNumber = s.CheckpointCount + 1
 			s.PendingPromptAttribution = &a
 		}
+		if d.LateUsage != nil && in.Exists() {
+			u := *d.LateUsage
+			if s.TokenUsage != nil {
+				u = s.TokenUsage.Add(u)
+			}
+			s.TokenUsage = &u
+		}
+		s.Recorder.TurnOpen = nil
 		s.Recorder.TurnStart = d.Transcript
 		s.Recorder.PrePrompt = cloneTranscript(d.PrePrompt)
 		if d.Cwd != "" {
@@ -418,6 +426,7 @@ func Evolve(in State, e events.Event) State {
 			}
 			s.TokenUsage = &u
 		}
+		s.Recorder.TurnOpen = d.UsageOpen
 		// The turn's files are the session's whether or not its checkpoint can be written: a
 		// lost race on the shadow branch must not drop them from the next commit's checkpoint.
 		// Files the agent wrote back to HEAD's content are no longer its work.

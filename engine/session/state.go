@@ -122,6 +122,10 @@ type Recorder struct {
 	// it: its lines after UsageOffset add only what that row lacks (agent.ContinueUsage).
 	// Never modified in place.
 	UsageOpen *events.OpenCall `json:"usage_open,omitempty"`
+	// TurnOpen is the last response the last turn's end counted in the session's token_usage,
+	// so that its lines written after that hook (TurnStarted.LateUsage) are not counted twice.
+	// Never modified in place.
+	TurnOpen *events.OpenCall `json:"turn_open,omitempty"`
 	// LastShadowCommit is the session's newest temporary checkpoint.
 	LastShadowCommit string `json:"last_shadow_commit,omitempty"`
 	// PreparedID is the checkpoint ID prepare-commit-msg linked the commit being made to; the
@@ -227,6 +231,11 @@ func (s State) clone() State {
 		o := *s.Recorder.UsageOpen
 		o.Usage = *cloneUsage(&o.Usage)
 		c.Recorder.UsageOpen = &o
+	}
+	if s.Recorder.TurnOpen != nil {
+		o := *s.Recorder.TurnOpen
+		o.Usage = *cloneUsage(&o.Usage)
+		c.Recorder.TurnOpen = &o
 	}
 	if s.Recorder.ShadowToDelete != nil {
 		d := *s.Recorder.ShadowToDelete
