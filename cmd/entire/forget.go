@@ -230,8 +230,9 @@ func stopRecording(e *env, en *engine.Engine, id string) error {
 	return nil
 }
 
-// warnLive says which sessions of forgotten checkpoint slots are still recorded here: the
-// session's next checkpoint holds its whole transcript again, what was forgotten included.
+// warnLive says which sessions of forgotten checkpoint slots are still recorded here, ended
+// ones too: the session's next checkpoint (after a resume, for an ended one) holds its whole
+// transcript again, what was forgotten included.
 func warnLive(e *env, en *engine.Engine, slots []forgetSlot) {
 	seen := map[string]bool{}
 	for _, s := range slots {
@@ -240,7 +241,15 @@ func warnLive(e *env, en *engine.Engine, slots []forgetSlot) {
 			continue
 		}
 		seen[id] = true
-		if st, err := en.Store.Peek(id); err == nil && st.Phase.Normalize() != session.PhaseEnded {
+		st, err := en.Store.Peek(id)
+		if err != nil {
+			continue
+		}
+		// An ended session is still recorded: resumed (claude --resume), its next checkpoint
+		// holds its whole transcript again just the same.
+		if st.Phase.Normalize() == session.PhaseEnded {
+			fmt.Fprintf(e.stdout, "Session %s ended but is still recorded here: resumed, its next checkpoint holds its whole transcript again, this part included. `entire forget %s` forgets the session.\n", id, id)
+		} else {
 			fmt.Fprintf(e.stdout, "Session %s is still recorded here: its next checkpoint holds its whole transcript again, this part included. `entire forget %s` forgets the session.\n", id, id)
 		}
 	}
