@@ -700,9 +700,17 @@ func (en *Engine) commitDiff(ctx context.Context, commit string) ([]gitexec.Diff
 //
 // A commit that prepare-commit-msg linked but post-commit never recorded (it died, or git
 // failed before it journaled anything) is recorded here when it is HEAD.
-func (en *Engine) DrainPending(ctx context.Context) error {
+func (en *Engine) DrainPending(ctx context.Context) error { return en.drainPending(ctx, false) }
+
+// DrainSettled is DrainPending for a command that judges what the hooks leave (doctor, clean,
+// explain): a session whose state file is behind its journal is opened too, waiting for its
+// running hook, since the work a killed hook journaled last is not in its state file. Hooks
+// leave those to the session's own next hook rather than wait for another session's hook.
+func (en *Engine) DrainSettled(ctx context.Context) error { return en.drainPending(ctx, true) }
+
+func (en *Engine) drainPending(ctx context.Context, stale bool) error {
 	ids, err := en.Store.ListWhere(func(b session.Brief) bool {
-		return (b.Pending || b.Prepared) && b.WorktreePath == en.Repo.TopLevel
+		return (b.Pending || b.Prepared || stale && b.Stale) && b.WorktreePath == en.Repo.TopLevel
 	})
 	if err != nil {
 		return err

@@ -173,7 +173,7 @@ func recordingDisabled(e *env) bool {
 func settledEngine(e *env, repo *gitexec.Repo) (*engine.Engine, func()) {
 	log, closeLog := openCommandLog(repo.TopLevel, e.stderr)
 	en := engine.New(repo, log, e.stderr)
-	if err := en.DrainPending(e.ctx); err != nil {
+	if err := en.DrainSettled(e.ctx); err != nil {
 		log.Error("pending work", "error", err.Error())
 	}
 	return en, closeLog

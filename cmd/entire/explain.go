@@ -70,7 +70,7 @@ func (x *explainer) settleAgain(id string) bool {
 		return false
 	}
 	defer repo.Close()
-	if err := engine.New(repo, x.en.Log, x.en.Stderr).DrainPending(x.ctx); err != nil {
+	if err := engine.New(repo, x.en.Log, x.en.Stderr).DrainSettled(x.ctx); err != nil {
 		x.en.Log.Error("pending work", "error", err.Error())
 	}
 	return true

@@ -606,6 +606,11 @@ type Brief struct {
 	HasWork                         bool // checkpoint_count > 0 or files_touched non-empty
 	Pending                         bool // owes a condensation, an auto-commit or a shadow-branch deletion
 	Prepared                        bool // prepare-commit-msg linked a commit not recorded yet
+	// Stale: the journal holds events the snapshot lacks (its hook was killed before it
+	// wrote the snapshot, or is still running), so the brief may be missing pending work.
+	Stale bool
+
+	journalOffset int64 // the snapshot's recorder.journal_offset
 }
 
 // Live reports whether a session of worktree may still matter to a commit on head: it is not
@@ -618,12 +623,14 @@ func (b Brief) Live(worktree, head string) bool {
 // ours), and the caller decodes it properly.
 func briefOf(data []byte) (Brief, bool) {
 	r := gjson.GetManyBytes(data, "worktree_path", "phase", "base_commit", "checkpoint_count", "files_touched.#",
-		"recorder.pending.#", "recorder.shadow_to_delete", "recorder.prepared_id", "recorder.discarded", "recorder.commits.#")
+		"recorder.pending.#", "recorder.shadow_to_delete", "recorder.prepared_id", "recorder.discarded", "recorder.commits.#",
+		"recorder.journal_offset")
 	if r[0].Type != gjson.String || r[0].Str == "" {
 		return Brief{}, false
 	}
 	return Brief{WorktreePath: r[0].Str, Phase: r[1].String(), BaseCommit: r[2].String(),
-		HasWork: r[3].Int() > 0 || r[4].Int() > 0, Pending: r[5].Int() > 0 || r[6].Exists() || r[8].Bool() || r[9].Int() > 0, Prepared: r[7].Str != ""}, true
+		HasWork: r[3].Int() > 0 || r[4].Int() > 0, Pending: r[5].Int() > 0 || r[6].Exists() || r[8].Bool() || r[9].Int() > 0, Prepared: r[7].Str != "",
+		journalOffset: r[10].Int()}, true
 }
 
 // ListWhere returns the states of the sessions whose brief satisfies keep; the others are
@@ -668,9 +675,12 @@ func (st Store) eachWhere(skip string, keep func(Brief) bool, decode bool, yield
 			continue
 		}
 		var s State
-		decoded := false
+		decoded, stale := false, false
 		if data, err := os.ReadFile(st.StatePath(id)); err == nil {
 			if b, ok := briefOf(data); ok {
+				if fi, err := os.Stat(st.JournalPath(id)); err == nil && fi.Size() > b.journalOffset {
+					b.Stale, stale = true, true
+				}
 				if b.SessionID = id; !keep(b) {
 					continue
 				}
@@ -694,7 +704,7 @@ func (st Store) eachWhere(skip string, keep func(Brief) bool, decode bool, yield
 			continue
 		}
 		b := Brief{SessionID: id, WorktreePath: s.WorktreePath, Phase: string(s.Phase), BaseCommit: s.BaseCommit, HasWork: s.HasNewContent(),
-			Pending: len(Pending(s)) > 0, Prepared: s.Recorder.PreparedID != ""}
+			Pending: len(Pending(s)) > 0, Prepared: s.Recorder.PreparedID != "", Stale: stale && decoded}
 		if keep(b) && !yield(s) {
 			return nil
 		}
