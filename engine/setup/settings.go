@@ -175,6 +175,14 @@ func (s *Settings) overlay(f settingsFile) {
 		for k, v := range s.StrategyOptions {
 			merged[k] = v
 		}
+		// The multi-session warning has three spellings; one of them in this file decides it,
+		// so the earlier file's other spellings go (MultiSessionWarning reads the new key first).
+		if setsWarning(f.StrategyOptions) {
+			delete(merged, optMultiSessionWarning)
+			for _, k := range legacyWarningOptions {
+				delete(merged, k)
+			}
+		}
 		for k, v := range f.StrategyOptions {
 			merged[k] = v
 		}
@@ -184,6 +192,19 @@ func (s *Settings) overlay(f settingsFile) {
 		t := *f.Telemetry
 		s.Telemetry = &t
 	}
+}
+
+// setsWarning reports whether opts holds any spelling of the multi-session warning setting.
+func setsWarning(opts map[string]any) bool {
+	if _, ok := opts[optMultiSessionWarning]; ok {
+		return true
+	}
+	for _, k := range legacyWarningOptions {
+		if _, ok := opts[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadSettings returns the effective settings of the worktree at topLevel: defaults,

@@ -357,3 +357,29 @@ func TestMultiSessionWarningLegacyKey(t *testing.T) {
 		}
 	}
 }
+
+// The local file's multi-session warning setting wins over the project file's in any
+// spelling: a local disable_multisession_warning is not outranked by a project
+// enable_multisession_warning that the key-by-key merge would otherwise keep beside it.
+func TestMultiSessionWarningLocalSpellingWins(t *testing.T) {
+	for _, tc := range []struct {
+		project, local string
+		want           bool
+	}{
+		{`{"enable_multisession_warning": true}`, `{"disable_multisession_warning": true}`, false},
+		{`{"enable_multisession_warning": false}`, `{"disable-multisession-warning": false}`, true},
+		{`{"disable_multisession_warning": false}`, `{"enable_multisession_warning": false}`, false},
+		{`{"enable_multisession_warning": true}`, `{"push_sessions": false}`, true},
+	} {
+		top := t.TempDir()
+		writeFile(t, filepath.Join(top, ProjectSettingsFile), `{"strategy_options": `+tc.project+`}`, 0o644)
+		writeFile(t, filepath.Join(top, LocalSettingsFile), `{"strategy_options": `+tc.local+`}`, 0o644)
+		s, err := LoadSettings(top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.MultiSessionWarning(); got != tc.want {
+			t.Errorf("project %s, local %s: MultiSessionWarning() = %v, want %v", tc.project, tc.local, got, tc.want)
+		}
+	}
+}
