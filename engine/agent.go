@@ -178,7 +178,8 @@ func (en *Engine) shadowFacts(ctx context.Context, wt events.Worktree, wantFiles
 // is the same worktree at a new path, and its session goes on there (session.Evolve takes the
 // new path).
 func (en *Engine) otherWorktree(s session.State, wt events.Worktree) error {
-	if !s.Exists() || s.WorktreePath == "" || s.WorktreePath == wt.Path || s.WorktreeID == wt.ID {
+	sameMark := s.Recorder.WorktreeMark == "" || s.Recorder.WorktreeMark == wt.Mark
+	if !s.Exists() || s.WorktreePath == "" || (s.WorktreePath == wt.Path || s.WorktreeID == wt.ID) && sameMark {
 		return nil
 	}
 	fmt.Fprintf(en.Stderr, "entire: session %s is already recorded in worktree %s; not recording it in %s\n", s.SessionID, s.WorktreePath, wt.Path)

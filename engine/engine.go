@@ -377,7 +377,7 @@ func (en *Engine) perform(ctx context.Context, sess *session.Session, input even
 
 // worktreeFacts observes HEAD and the worktree identity.
 func (en *Engine) worktreeFacts(ctx context.Context) (events.Worktree, error) {
-	return events.Worktree{Path: en.Repo.TopLevel, ID: en.Repo.WorktreeID(), Head: string(en.head()), CLIVersion: Version}, nil
+	return events.Worktree{Path: en.Repo.TopLevel, ID: en.Repo.WorktreeID(), Mark: en.Repo.WorktreeMark(), Head: string(en.head()), CLIVersion: Version}, nil
 }
 
 // head is HEAD for this hook. Hooks run while git holds HEAD still: the value read when the

@@ -7,6 +7,9 @@ type Worktree struct {
 	Path string `json:"path"`           // absolute worktree root
 	ID   string `json:"id,omitempty"`   // git worktree name; "" for the main worktree
 	Head string `json:"head,omitempty"` // HEAD commit; "" on an unborn branch
+	// Mark is the token in a linked worktree's admin directory (gitexec.Repo.WorktreeMark): the
+	// same ID with another mark is a worktree removed and added again, not moved.
+	Mark string `json:"mark,omitempty"`
 	// CLIVersion is the version of the recorder that observed it; a session's state records the
 	// version that created it, so a replay by any binary rebuilds the same state.
 	CLIVersion string `json:"cli_version,omitempty"`

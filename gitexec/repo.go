@@ -3,6 +3,8 @@ package gitexec
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -306,6 +308,42 @@ func (r *Repo) WorktreeID() string {
 		return rel
 	}
 	return filepath.Base(r.GitDir)
+}
+
+// WorktreeMarkFile is the file in a linked worktree's admin directory (<common>/worktrees/<id>)
+// holding a token the recorder wrote there: `git worktree move` keeps the directory and the
+// token, `git worktree remove` or prune deletes both, so a worktree added again under the same
+// name has another token (or none).
+const WorktreeMarkFile = "entire-worktree-mark"
+
+// WorktreeMark is the token of this linked worktree, written (random) when it has none yet;
+// "" for the main worktree, which cannot be removed, or when the admin directory is not
+// writable. One small file read per hook.
+func (r *Repo) WorktreeMark() string {
+	if r.GitDir == r.CommonDir {
+		return ""
+	}
+	path := filepath.Join(r.GitDir, WorktreeMarkFile)
+	if b, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	var raw [8]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return ""
+	}
+	mark := hex.EncodeToString(raw[:])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if b, rerr := os.ReadFile(path); rerr == nil { // another hook wrote it first
+			return strings.TrimSpace(string(b))
+		}
+		return ""
+	}
+	_, werr := f.WriteString(mark + "\n")
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		return ""
+	}
+	return mark
 }
 
 // Run is the escape hatch: it runs "git args..." in the repository with the

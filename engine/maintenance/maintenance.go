@@ -201,8 +201,16 @@ func (en *Maintenance) worktreeGone(s session.State) bool {
 	if s.WorktreeID == "" || !filepath.IsLocal(s.WorktreeID) {
 		return false
 	}
-	_, err := os.Stat(filepath.Join(en.Repo.CommonDir, "worktrees", s.WorktreeID))
-	return errors.Is(err, fs.ErrNotExist)
+	dir := filepath.Join(en.Repo.CommonDir, "worktrees", s.WorktreeID)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if s.Recorder.WorktreeMark == "" {
+		return false
+	}
+	// Removed and added again under the same name: the admin directory is another one.
+	b, err := os.ReadFile(filepath.Join(dir, gitexec.WorktreeMarkFile))
+	return errors.Is(err, fs.ErrNotExist) || err == nil && strings.TrimSpace(string(b)) != s.Recorder.WorktreeMark
 }
 
 // Clean deletes what PlanClean found, each branch only if it has not moved since, and

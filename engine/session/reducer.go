@@ -621,6 +621,9 @@ func (s *State) followed(in State, d events.CarriedForward) {
 func (s *State) followWorktree(wt events.Worktree) {
 	if wt.Path != "" && wt.ID == s.WorktreeID {
 		s.WorktreePath = wt.Path
+		if s.Recorder.WorktreeMark == "" {
+			s.Recorder.WorktreeMark = wt.Mark
+		}
 	}
 }
 
@@ -637,7 +640,7 @@ func initialState(d events.TurnStarted, e events.Event) State {
 		AgentType:             d.Agent,
 		TranscriptPath:        d.Transcript.Path,
 		UntrackedFilesAtStart: cloneStrings(d.UntrackedFiles),
-		Recorder:              Recorder{JournalSeq: e.Seq},
+		Recorder:              Recorder{JournalSeq: e.Seq, WorktreeMark: d.Worktree.Mark},
 	}
 }
 

@@ -74,6 +74,9 @@ type PromptAttribution = events.PromptAttribution
 type Recorder struct {
 	JournalSeq    uint64 `json:"journal_seq"`
 	JournalOffset int64  `json:"journal_offset"`
+	// WorktreeMark is the mark of the linked worktree the session is recorded in
+	// (events.Worktree.Mark); "" for the main worktree or a session from before marks.
+	WorktreeMark string `json:"worktree_mark,omitempty"`
 	// TurnStart is the transcript position when the current turn began; PrePrompt the position
 	// before its prompt (events.TurnStarted), where an auto-commit checkpoint's transcript begins.
 	TurnStart events.Transcript  `json:"turn_start"`
