@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine/maintenance"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/setup"
 	"github.com/entirerec/entire/gitexec"
@@ -91,29 +92,57 @@ func (c *statusCmd) Run(e *env) error {
 	if !st.Settings.Enabled {
 		return nil // the reference lists sessions only while recording is on
 	}
-	groups := map[string][]session.State{}
+	// A session of a linked worktree git no longer has (removed, or pruned) is not active:
+	// no hook can reach it. It is listed apart, with what clean does about it, rather than
+	// under the dead path among the live ones for good.
+	m := maintenance.New(en)
+	groups, gone := map[string][]session.State{}, map[string][]session.State{}
 	for _, s := range states {
-		if s.EndedAt == nil {
+		switch {
+		case s.EndedAt != nil:
+		case m.WorktreeGone(s):
+			gone[s.WorktreePath] = append(gone[s.WorktreePath], s)
+		default:
 			groups[s.WorktreePath] = append(groups[s.WorktreePath], s)
 		}
 	}
 	if len(groups) == 0 {
 		fmt.Fprintln(e.stdout, "No active sessions.")
-		return nil
+	} else {
+		fmt.Fprintln(e.stdout, "\nActive Sessions:")
+		branches, missing := worktreeBranches(e, repo)
+		listSessions(e, groups, func(wt string) string {
+			var notes []string
+			if b := branches[wt]; b != "" {
+				notes = append(notes, b)
+			}
+			if missing[wt] {
+				// Deleted without `git worktree remove`: git still lists it until pruned.
+				notes = append(notes, "directory missing: `git worktree prune` forgets it")
+			}
+			if len(notes) == 0 {
+				return wt
+			}
+			return fmt.Sprintf("%s (%s)", wt, strings.Join(notes, "; "))
+		})
 	}
-	fmt.Fprintln(e.stdout, "\nActive Sessions:")
+	if len(gone) > 0 {
+		fmt.Fprintln(e.stdout, "\nSessions of removed worktrees (no hook can reach them; `entire clean` deletes their local state, never their committed checkpoints):")
+		listSessions(e, gone, func(wt string) string { return wt + " (removed)" })
+	}
+	return nil
+}
+
+// listSessions prints sessions grouped by worktree, worktrees sorted by path and each one's
+// sessions newest first, under the heading head gives a worktree's path.
+func listSessions(e *env, groups map[string][]session.State, head func(string) string) {
 	paths := make([]string, 0, len(groups))
 	for p := range groups {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	branches := worktreeBranches(e, repo)
 	for _, wt := range paths {
-		if b := branches[wt]; b != "" {
-			fmt.Fprintf(e.stdout, "  %s (%s)\n", wt, b)
-		} else {
-			fmt.Fprintf(e.stdout, "  %s\n", wt)
-		}
+		fmt.Fprintf(e.stdout, "  %s\n", head(wt))
 		ss := groups[wt]
 		sort.SliceStable(ss, func(i, j int) bool { return ss[i].StartedAt.After(ss[j].StartedAt) }) // newest first
 		for _, s := range ss {
@@ -127,23 +156,25 @@ func (c *statusCmd) Run(e *env) error {
 			}
 		}
 	}
-	return nil
 }
 
 // worktreeBranches maps each worktree's path to its branch ("" when detached), as
-// `git worktree list` says, and this worktree's; nil when git cannot list them.
-func worktreeBranches(e *env, repo *gitexec.Repo) map[string]string {
+// `git worktree list` says, and this worktree's, and tells the worktrees git calls prunable
+// (their directory is gone); nil when git cannot list them.
+func worktreeBranches(e *env, repo *gitexec.Repo) (branches map[string]string, prunable map[string]bool) {
 	out, err := repo.Run(e.ctx, nil, "worktree", "list", "--porcelain")
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	m := map[string]string{}
+	m, gone := map[string]string{}, map[string]bool{}
 	var path string
 	for _, l := range strings.Split(string(out), "\n") {
 		if p, ok := strings.CutPrefix(l, "worktree "); ok {
 			path = p
 		} else if b, ok := strings.CutPrefix(l, "branch "); ok {
 			m[path] = strings.TrimPrefix(b, "refs/heads/")
+		} else if l == "prunable" || strings.HasPrefix(l, "prunable ") {
+			gone[path] = true
 		}
 	}
 	// git names a main worktree by its git directory's parent, which is not the worktree when
@@ -154,7 +185,7 @@ func worktreeBranches(e *env, repo *gitexec.Repo) map[string]string {
 			m[repo.TopLevel] = b
 		}
 	}
-	return m
+	return m, gone
 }
 
 func age(t time.Time) string {

@@ -96,7 +96,7 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 	goneUsers := map[string]string{} // branch: the removed worktree of sessions that used it
 	for _, s := range states {
 		b := session.ShadowBranch(s.BaseCommit, s.WorktreeID)
-		if en.worktreeGone(s) {
+		if en.WorktreeGone(s) {
 			goneUsers[b] = s.WorktreePath
 		} else {
 			used[b] = true
@@ -115,7 +115,7 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 	slices.SortFunc(plan.Branches, func(a, b OrphanBranch) int { return strings.Compare(a.Name, b.Name) })
 	var committed map[string]bool
 	for _, s := range states {
-		if en.worktreeGone(s) {
+		if en.WorktreeGone(s) {
 			plan.States = append(plan.States, OrphanState{State: s, WorktreeGone: true})
 			continue
 		}
@@ -194,10 +194,10 @@ func (en *Maintenance) namedCheckpoints(ctx context.Context) (map[string]bool, e
 	return named, nil
 }
 
-// worktreeGone reports a session of a linked worktree git no longer has: its directory under
+// WorktreeGone reports a session of a linked worktree git no longer has: its directory under
 // the common dir's worktrees/ is gone (git worktree remove or prune deleted it). A moved
 // repository or a worktree git still lists is not gone: its sessions may go on.
-func (en *Maintenance) worktreeGone(s session.State) bool {
+func (en *Maintenance) WorktreeGone(s session.State) bool {
 	if s.WorktreeID == "" || !filepath.IsLocal(s.WorktreeID) {
 		return false
 	}
