@@ -456,6 +456,12 @@ func Evolve(in State, e events.Event) State {
 			s.LastInteractionTime = &t
 			s.EndedAt = &t
 		}
+		if s.onlyTalked() {
+			// Ended having recorded nothing and owing nothing: no later commit can link it (an
+			// ended session without files never condenses), so its journal goes now rather
+			// than waiting for entire clean. The same ID coming back starts afresh.
+			s.Recorder.Discarded = true
+		}
 	case events.CommitPrepared:
 		s.Recorder.PreparedID = d.CheckpointID
 	case events.SessionDiscarded:

@@ -205,6 +205,21 @@ func (s State) Condensed() events.Transcript {
 // HasNewContent reports whether the session has work not yet condensed.
 func (s State) HasNewContent() bool { return s.CheckpointCount > 0 || len(s.FilesTouched) > 0 }
 
+// onlyTalked reports a session that left nothing in the record and owes it nothing: no file
+// it touched, no temporary or task checkpoint, nothing condensed or finalized (the transcript
+// positions of a later checkpoint would start over), no commit prepared, pending or to make,
+// no shadow branch to delete, no subagent open. Such a session, once ended, is retired
+// (Evolve); one that is not ended is kept, whatever it holds: its next prompt goes on from
+// its state (first prompt, start, token usage).
+func (s State) onlyTalked() bool {
+	r := s.Recorder
+	return s.CheckpointCount == 0 && len(s.FilesTouched) == 0 && s.LastCheckpointID == "" &&
+		len(s.TurnCheckpointIDs) == 0 && s.CheckpointTranscriptStart == 0 && r.CondensedOffset == 0 &&
+		r.UsageOffset == 0 && r.LastShadowCommit == "" && r.PreparedID == "" && len(r.Pending) == 0 &&
+		len(r.Commits) == 0 && r.ShadowToDelete == nil && r.AutoCheckpoints == 0 && r.TaskSteps == 0 &&
+		len(r.Tasks) == 0
+}
+
 // Checkpoints is the session's step count as `entire status` shows it (spec §5.2
 // checkpoint_count): under manual-commit its temporary checkpoints not condensed yet; under
 // auto-commit, where each turn that changed files is committed with a checkpoint of its own
