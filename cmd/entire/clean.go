@@ -60,6 +60,12 @@ func (c *cleanCmd) Run(e *env) error {
 		for _, o := range gone {
 			s := o.State
 			fmt.Fprintf(e.stdout, "  %s (%s, started %s, in %s)\n", s.SessionID, s.Phase.Normalize(), s.StartedAt.UTC().Format("2006-01-02 15:04"), s.WorktreePath)
+			for _, c := range o.Owed {
+				fmt.Fprintf(e.stdout, "    owes checkpoint %s of commit %s, not written yet: written first, from its shadow branch and transcript\n", c.Commit.CheckpointID, short(c.Commit.Commit, 7))
+			}
+			if o.UnmadeCommits > 0 {
+				fmt.Fprintf(e.stdout, "    auto-commits of turns never made: %d (not made now: the worktree they were for is gone)\n", o.UnmadeCommits)
+			}
 		}
 	}
 	if len(orphans) > 0 {

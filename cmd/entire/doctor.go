@@ -258,6 +258,14 @@ func checkHooksAndJournals(e *env, en *engine.Engine) int {
 		case err != nil:
 			fmt.Fprintf(e.stdout, "Session %s cannot be read: %v\n", id, err)
 			problems++
+		case len(session.Pending(s)) > 0 && maintenance.New(en).WorktreeGone(s):
+			// No hook can come from there: the next hook would never retry it.
+			what := "`entire clean --force` writes the checkpoints it owes"
+			if len(s.Recorder.Pending) == 0 {
+				what = "its turns' auto-commits, never made, would go on that worktree's branch and index; `entire clean --force` deletes its state"
+			}
+			fmt.Fprintf(e.stdout, "Session %s of the removed worktree %s has pending work no hook will do; %s.\n", id, s.WorktreePath, what)
+			problems++
 		case len(session.Pending(s)) > 0:
 			fmt.Fprintf(e.stdout, "Session %s has pending work git would not do (see .entire/logs/entire.log); the next hook retries it.\n", id)
 			problems++

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
@@ -48,6 +49,13 @@ type OrphanState struct {
 	// WorktreeGone: the session ran in a linked worktree git no longer has (git worktree
 	// remove, or prune): no hook can come from it any more.
 	WorktreeGone bool
+	// Owed are the checkpoints of commits the session linked that are not written yet (a
+	// post-commit that failed in the removed worktree): Clean writes them before the state
+	// goes, for no hook will. Only for WorktreeGone.
+	Owed []session.Condense
+	// UnmadeCommits counts the auto-commits of turns that were never made: their changes
+	// went with the worktree. Only for WorktreeGone.
+	UnmadeCommits int
 }
 
 // OrphanCheckpoint is an auto-commit checkpoint no commit names any more (spec §3.9): the
@@ -116,7 +124,8 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 	var committed map[string]bool
 	for _, s := range states {
 		if en.WorktreeGone(s) {
-			plan.States = append(plan.States, OrphanState{State: s, WorktreeGone: true})
+			plan.States = append(plan.States, OrphanState{State: s, WorktreeGone: true,
+				Owed: s.Recorder.Pending, UnmadeCommits: len(s.Recorder.Commits)})
 			continue
 		}
 		if _, ok := branches[session.ShadowBranch(s.BaseCommit, s.WorktreeID)]; ok || en.Now().Sub(lastActivity(s)) < orphanAge {
@@ -217,7 +226,23 @@ func (en *Maintenance) WorktreeGone(s session.State) bool {
 // reports each step through done.
 func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(string)) error {
 	var errs []error
+	// A removed worktree's linked commits whose checkpoints are owed are written first, while
+	// the shadow branch is still there; a session whose checkpoint cannot be written is kept.
+	keep := map[string]bool{}
+	for _, o := range plan.States {
+		if !o.WorktreeGone || len(o.Owed) == 0 {
+			continue
+		}
+		if err := en.finishGone(ctx, o.State.SessionID, done); err != nil {
+			errs = append(errs, err)
+			keep[o.State.SessionID] = true
+			done("Kept session state " + o.State.SessionID + ": its owed checkpoint could not be written (see .entire/logs/entire.log)")
+		}
+	}
 	for _, b := range plan.Branches {
+		if b.Worktree != "" && branchOfKept(plan.States, keep, b.Name) {
+			continue
+		}
 		err := en.deleteBranch(ctx, b.Name, b.Tip)
 		if errors.Is(err, gitexec.ErrRefMoved) {
 			// A hook deleted or wrote the branch since the listing: gone is what clean
@@ -239,6 +264,9 @@ func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(stri
 		done("Deleted shadow branch " + b.Name)
 	}
 	for _, o := range plan.States {
+		if keep[o.State.SessionID] {
+			continue
+		}
 		if err := en.removeState(ctx, o.State.SessionID, "entire clean"); err != nil {
 			errs = append(errs, err)
 			continue
@@ -249,6 +277,38 @@ func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(stri
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// finishGone writes the checkpoints a removed worktree's session owes for commits it linked,
+// as its next hook would have, but carries nothing forward: the files were in the worktree.
+func (en *Maintenance) finishGone(ctx context.Context, id string, done func(string)) error {
+	sess, err := en.Store.Open(id)
+	if err != nil {
+		return err
+	}
+	defer engine.CloseSession(en.Engine, sess)
+	for _, c := range slices.Clone(sess.State.Recorder.Pending) {
+		c.CarryForward = nil
+		res, err := en.Condense(ctx, engine.WithAllPrompts(sess), c)
+		if err != nil {
+			return fmt.Errorf("session %s: %w", id, err)
+		}
+		if err := sess.Append(res...); err != nil {
+			return err
+		}
+		done("Wrote checkpoint " + c.Commit.CheckpointID + " of session " + id)
+	}
+	return nil
+}
+
+// branchOfKept reports whether a kept session of a removed worktree is on the branch.
+func branchOfKept(states []OrphanState, keep map[string]bool, branch string) bool {
+	for _, o := range states {
+		if keep[o.State.SessionID] && session.ShadowBranch(o.State.BaseCommit, o.State.WorktreeID) == branch {
+			return true
+		}
+	}
+	return false
 }
 
 // removeOrphanCheckpoints deletes the planned orphan checkpoints that no commit names still
