@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -103,7 +105,8 @@ func (c *statusCmd) Run(e *env) error {
 		case m.WorktreeGone(s):
 			gone[s.WorktreePath] = append(gone[s.WorktreePath], s)
 		default:
-			groups[s.WorktreePath] = append(groups[s.WorktreePath], s)
+			wt := worktreeNow(repo, s)
+			groups[wt] = append(groups[wt], s)
 		}
 	}
 	if len(groups) == 0 {
@@ -156,6 +159,35 @@ func listSessions(e *env, groups map[string][]session.State, head func(string) s
 			}
 		}
 	}
+}
+
+// worktreeNow is where a session's worktree is now: one moved (git worktree move, or the
+// repository renamed) since the session's last hook, which takes the new path only at its next
+// prompt or turn end, is found by its git name, as the hooks find it, so that status does not
+// list a live session under a path that no longer exists. The session's path otherwise.
+func worktreeNow(repo *gitexec.Repo, s session.State) string {
+	if s.WorktreeID == "" {
+		if repo.WorktreeID() == "" {
+			return repo.TopLevel // this is the main worktree
+		}
+		return s.WorktreePath
+	}
+	if !filepath.IsLocal(s.WorktreeID) {
+		return s.WorktreePath
+	}
+	admin := filepath.Join(repo.CommonDir, "worktrees", s.WorktreeID)
+	data, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+	if err != nil {
+		return s.WorktreePath
+	}
+	dotGit := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(dotGit) {
+		dotGit = filepath.Join(admin, dotGit) // worktree.useRelativePaths
+	}
+	if filepath.Base(dotGit) != ".git" {
+		return s.WorktreePath
+	}
+	return filepath.Dir(filepath.Clean(dotGit))
 }
 
 // worktreeBranches maps each worktree's path to its branch ("" when detached), as
