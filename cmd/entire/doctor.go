@@ -267,7 +267,12 @@ func checkHooksAndJournals(e *env, en *engine.Engine) int {
 			fmt.Fprintf(e.stdout, "Session %s of the removed worktree %s has pending work no hook will do; %s.\n", id, s.WorktreePath, what)
 			problems++
 		case len(session.Pending(s)) > 0:
-			fmt.Fprintf(e.stdout, "Session %s has pending work git would not do (see .entire/logs/entire.log); the next hook retries it.\n", id)
+			where := ""
+			if s.WorktreePath != "" && s.WorktreePath != en.Repo.TopLevel {
+				// Only a hook or command of its own worktree does it.
+				where = " in " + s.WorktreePath
+			}
+			fmt.Fprintf(e.stdout, "Session %s has pending work git would not do (see .entire/logs/entire.log); the next hook or entire command%s retries it.\n", id, where)
 			problems++
 		default:
 			if stale, err := en.Store.Refresh(id); err == nil && stale {
@@ -326,9 +331,11 @@ func (c *doctorCmd) apply(e *env, en *engine.Engine, st maintenance.StuckSession
 		fmt.Fprintf(e.stdout, "  -> Condensed session %s into checkpoint %s (no commit carries its trailer; see `entire explain -c %s`)\n", id, cp, cp)
 	case maintenance.DoctorDiscard:
 		err := maintenance.New(en).DiscardSession(e.ctx, id, func(line string) { fmt.Fprintln(e.stdout, "    "+line) })
-		if errors.Is(err, maintenance.ErrNotStuck) {
-			fmt.Fprintf(e.stdout, "  -> Left session %s alone: it %v\n", id, maintenance.ErrNotStuck)
-			return nil
+		for _, kept := range []error{maintenance.ErrNotStuck, maintenance.ErrOwesRecord} {
+			if errors.Is(err, kept) {
+				fmt.Fprintf(e.stdout, "  -> Left session %s alone: it %v\n", id, kept)
+				return nil
+			}
 		}
 		if err != nil {
 			return err
@@ -346,9 +353,14 @@ func describeWork(st maintenance.StuckSession) string {
 		w = "no uncondensed work"
 	}
 	if st.BranchExists {
-		return w + "; shadow branch " + st.Branch
+		w += "; shadow branch " + st.Branch
+	} else {
+		w += "; no shadow branch"
 	}
-	return w + "; no shadow branch"
+	if st.Owes {
+		w += "; owes the checkpoint of a commit it linked, not written yet: never discarded"
+	}
+	return w
 }
 
 // chooseDoctor asks on the terminal what to do with a stuck session; skipping is the default,

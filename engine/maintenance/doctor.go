@@ -54,6 +54,9 @@ type StuckSession struct {
 	BranchExists bool
 	Reason       string
 	Default      DoctorAction // condense when it has uncondensed work, discard otherwise
+	// Owes: the session still owes the record work (ErrOwesRecord); skipped by default, and
+	// never discarded.
+	Owes bool
 }
 
 // FindStuck lists the stuck sessions: active without an interaction for stuckQuiet (or ever),
@@ -78,6 +81,11 @@ func (en *Maintenance) FindStuck(ctx context.Context) ([]StuckSession, error) {
 		if s.HasNewContent() {
 			st.Default = DoctorCondense
 		}
+		if owesRecord(s) {
+			// Its state is what writes the checkpoint a commit's trailer names: discarded, the
+			// checkpoint would never be written. Its worktree's next hook or command does it.
+			st.Owes, st.Default = true, DoctorSkip
+		}
 		out = append(out, st)
 	}
 	return out, nil
@@ -99,6 +107,15 @@ func stuckReason(s session.State, branchExists bool, now time.Time) string {
 		}
 	}
 	return ""
+}
+
+// ErrOwesRecord reports a session whose state still owes the record a checkpoint of a linked
+// commit, or a turn's auto-commit: it is not discarded.
+var ErrOwesRecord = errors.New("still owes the checkpoint of a commit it linked (not written yet: git failed or the hook was interrupted); its worktree's next hook or entire command writes it")
+
+// owesRecord reports a session state with pending condensations or auto-commits.
+func owesRecord(s session.State) bool {
+	return len(s.Recorder.Pending) > 0 || len(s.Recorder.Commits) > 0
 }
 
 // ErrNotStuck reports a session that a hook brought back to life between FindStuck and the
@@ -182,6 +199,9 @@ func (en *Maintenance) DiscardSession(ctx context.Context, id string, done func(
 	var s session.State
 	err := en.RemoveSessionIf(ctx, id, "entire doctor", func(fresh session.State) error {
 		s = fresh
+		if owesRecord(fresh) {
+			return fmt.Errorf("session %s %w", id, ErrOwesRecord)
+		}
 		return en.stillStuck(ctx, fresh)
 	})
 	if errors.Is(err, session.ErrNoSession) {

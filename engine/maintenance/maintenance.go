@@ -131,6 +131,9 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 		if _, ok := branches[session.ShadowBranch(s.BaseCommit, s.WorktreeID)]; ok || en.Now().Sub(lastActivity(s)) < orphanAge {
 			continue
 		}
+		if owesRecord(s) {
+			continue // its worktree's next hook or command writes what it owes; deleted, it never would be
+		}
 		if committed == nil {
 			if committed, err = en.committedSessions(ctx); err != nil {
 				return plan, err

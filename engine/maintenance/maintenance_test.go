@@ -17,6 +17,7 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/checkpoint/checkpointtest"
 	"github.com/entirerec/entire/engine/session"
+	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/gitexec"
 	"github.com/entirerec/entire/gitexec/gittest"
 )
@@ -267,5 +268,42 @@ func TestCondenseStuckAndDiscard(t *testing.T) {
 	}
 	if ids := mtIDs(t, en); !slices.Equal(ids, []string{"work"}) {
 		t.Fatalf("states left = %v", ids)
+	}
+}
+
+// A stuck session that still owes a linked commit's checkpoint (or a turn's auto-commit) is
+// skipped by default and never discarded, even when asked to: its state is what writes it.
+func TestDiscardRefusesOwedCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	en, head := mtEngine(t)
+	owed := session.Condense{Commit: events.GitCommitted{Commit: head, CheckpointID: "aaaaaaaaaaaa"}}
+	mtState(t, en, session.State{SessionID: "owes", BaseCommit: head, Phase: session.PhaseActive, LastInteractionTime: ago(2 * time.Hour),
+		Recorder: session.Recorder{Pending: []session.Condense{owed}}})
+	mtState(t, en, session.State{SessionID: "commits", BaseCommit: head, Phase: session.PhaseActive, LastInteractionTime: ago(2 * time.Hour),
+		Recorder: session.Recorder{Commits: []session.AutoCommit{{CheckpointID: "bbbbbbbbbbbb", Files: []string{"a"}}}}})
+	stuck, err := en.FindStuck(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stuck) != 2 {
+		t.Fatalf("stuck = %+v, want both sessions", stuck)
+	}
+	for _, st := range stuck {
+		if st.Default != DoctorSkip || !st.Owes {
+			t.Errorf("%s: default %v, owes %v; want skip, owes", st.State.SessionID, st.Default, st.Owes)
+		}
+		if err := en.DiscardSession(ctx, st.State.SessionID, func(string) {}); !errors.Is(err, ErrOwesRecord) {
+			t.Errorf("discard %s: %v, want ErrOwesRecord", st.State.SessionID, err)
+		}
+	}
+	if ids := mtIDs(t, en); !slices.Equal(ids, []string{"commits", "owes"}) {
+		t.Fatalf("states left = %v", ids)
+	}
+	plan, err := en.PlanClean(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.States) != 0 {
+		t.Errorf("clean plans to delete %+v", plan.States)
 	}
 }
