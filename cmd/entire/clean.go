@@ -38,7 +38,7 @@ func (c *cleanCmd) Run(e *env) error {
 		return nil
 	}
 	if len(plan.Branches) > 0 {
-		fmt.Fprintln(e.stdout, "Orphaned shadow branches (no session state refers to them):")
+		fmt.Fprintln(e.stdout, "Orphaned shadow branches (no session of an existing worktree refers to them):")
 		for _, b := range plan.Branches {
 			if b.Worktree != "" {
 				fmt.Fprintf(e.stdout, "  %s (%s of the removed worktree %s, never condensed)\n", b.Name, temporaryCheckpoints(b.Checkpoints), b.Worktree)
