@@ -287,7 +287,7 @@ func (h *hookRun) agentHook(a agent.Agent, verb string) error {
 // materializedDir is where the hooks keep the transcripts they write for an agent that keeps
 // none of its own (agent.Materializer): <git-common-dir>/entire-sessions/transcripts/<agent>.
 func materializedDir(repo *gitexec.Repo, a agent.Agent) string {
-	return filepath.Join(repo.CommonDir, "entire-sessions", "transcripts", a.Name())
+	return session.NewStore(repo.CommonDir).MaterializedDir(a.Name())
 }
 
 // autoHeal repairs the setup at every prompt (spec §5.3): .entire/.gitignore, the metadata

@@ -30,6 +30,13 @@ type Store struct {
 	memo *decodeMemo
 }
 
+// MaterializedDir is where the hooks keep the transcripts they write for an agent that keeps
+// none of its own (agent.Materializer): <dir>/transcripts/<agent>/<session-id>.jsonl. Removing
+// a session removes its copies there.
+func (st Store) MaterializedDir(agentName string) string {
+	return filepath.Join(st.Dir, "transcripts", agentName)
+}
+
 // NewStore returns the store inside a git common directory.
 func NewStore(commonDir string) Store {
 	return Store{Dir: filepath.Join(commonDir, "entire-sessions"), memo: &decodeMemo{}}
@@ -315,11 +322,35 @@ func (s *Session) Remove() error {
 			errs = append(errs, fmt.Errorf("remove session state: %w", err))
 		}
 	}
-	errs = append(errs, s.store.RemoveMarker(s.ID))
+	errs = append(errs, s.store.RemoveMarker(s.ID), s.store.removeMaterialized(s.ID))
 	errs = append(errs, s.j.Close())
 	s.j = nil
 	s.removed = true
 	s.State = State{}
+	return errors.Join(errs...)
+}
+
+// removeMaterialized deletes the transcripts the hooks wrote for session id (any agent's
+// MaterializedDir): a copy exported from the agent's own store, written again by its next hook
+// if the session comes back.
+func (st Store) removeMaterialized(id string) error {
+	dirs, err := os.ReadDir(filepath.Join(st.Dir, "transcripts"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("remove session transcripts: %w", err)
+	}
+	var errs []error
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		p := filepath.Join(st.MaterializedDir(d.Name()), id+".jsonl")
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove session transcript: %w", err))
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -834,3 +834,32 @@ func TestStoreOpenErrorNamesJournalOnce(t *testing.T) {
 		t.Errorf("error %q: want the session and one \"open journal\"", msg)
 	}
 }
+
+// Removing a session removes the transcripts the hooks exported for it (an OpenCode
+// session's copy) and leaves other sessions' copies.
+func TestRemoveDeletesMaterializedTranscripts(t *testing.T) {
+	st := NewStore(t.TempDir())
+	record(t, st, "s1", sessionBatches("s1")[:1])
+	dir := st.MaterializedDir("opencode")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"s1", "s2"} {
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sess, err := st.Open("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s1.jsonl")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("removed session's transcript copy: stat err = %v, want not exist", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s2.jsonl")); err != nil {
+		t.Errorf("other session's transcript copy: %v", err)
+	}
+}
