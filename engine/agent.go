@@ -98,6 +98,9 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 		in.Cwd = cmp.Or(sc.Cwd, in.Cwd)
 		in.PrePrompt = &events.Transcript{Path: pos.Path, Lines: pos.Lines - sc.Lines, Offset: sc.StartOffset}
 		in.LateUsage = lateUsage(reader(in.Agent), s, sc)
+		if !s.Exists() {
+			in.Restored = restoredStart(reader(in.Agent), s.Recorder.Restored, pos)
+		}
 	} else {
 		in.Transcript = events.Transcript{Path: in.Transcript.Path}
 	}
@@ -126,6 +129,26 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 		fmt.Fprintf(en.Stderr, "Initialized shadow session: %s\n", in.SessionID)
 	}
 	return en.Run(ctx, sess, en.Event(in))
+}
+
+// restoredStart is where the transcript `entire resume` restored for a new session ends (r),
+// when the transcript at pos, read whole at the session's first prompt, still begins with it:
+// its file is the one restored, at least as long, with the same bytes before the restored end
+// (a document rewritten whole, agent.Positioner, counts its messages instead). nil otherwise.
+func restoredStart(rd agent.Transcript, r *events.TranscriptRestored, pos events.Transcript) *events.Transcript {
+	if r == nil {
+		return nil
+	}
+	for _, t := range r.Transcripts {
+		if t.Path != pos.Path || t.Lines > pos.Lines || t.Lines == 0 {
+			continue
+		}
+		if _, doc := rd.(agent.Positioner); !doc && (t.Offset > pos.Offset || fileSource(pos.Path, pos.Offset).tail(t.Offset) != r.Tail) {
+			continue
+		}
+		return &t
+	}
+	return nil
 }
 
 // lateUsage is the token usage of the lines sc read at a prompt that the session's last turn

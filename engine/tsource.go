@@ -333,6 +333,13 @@ func (t tsource) tail(end int64) string {
 			return ""
 		}
 	}
+	return TailFingerprint(b)
+}
+
+// TailFingerprint fingerprints a transcript's bytes before a position: b is the tailLen bytes
+// before it, or all of them when there are fewer.
+func TailFingerprint(b []byte) string {
+	b = b[max(0, len(b)-tailLen):]
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }

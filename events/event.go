@@ -32,6 +32,8 @@ const (
 	TypeSubagentStarted  Type = "subagent_started"
 	TypeSubagentEnded    Type = "subagent_ended"
 	TypeRewound          Type = "rewound"
+	// TypeTranscriptRestored is `entire resume` writing the session's transcript.
+	TypeTranscriptRestored Type = "transcript_restored"
 	// TypeStateRestored brings back the state a damaged journal's snapshot held.
 	TypeStateRestored Type = "state_restored"
 )
@@ -160,6 +162,8 @@ func newPayload(t Type) (Payload, error) {
 		return &TaskCheckpointWritten{}, nil
 	case TypeRewound:
 		return &Rewound{}, nil
+	case TypeTranscriptRestored:
+		return &TranscriptRestored{}, nil
 	case TypeAutoCommitted:
 		return &AutoCommitted{}, nil
 	case TypeStateRestored:
@@ -210,6 +214,8 @@ func deref(p Payload) Payload {
 	case *TaskCheckpointWritten:
 		return *v
 	case *Rewound:
+		return *v
+	case *TranscriptRestored:
 		return *v
 	case *AutoCommitted:
 		return *v

@@ -37,6 +37,7 @@ func samples() []Payload {
 		SessionDiscarded{Reason: "entire reset"},
 		CheckpointRepaired{CheckpointID: "0123456789ab", UserCommit: "c", MetadataCommit: "m"},
 		Rewound{Branch: "x", Commit: "c", BaseCommit: "b", Files: []string{"a"}, Transcript: tr, Prompts: []string{"p"}, Undo: true},
+		TranscriptRestored{CheckpointID: "c", Transcripts: []Transcript{tr}, Prompts: []string{"p"}, Tail: "t"},
 	}
 }
 
@@ -65,7 +66,7 @@ func TestRoundTripEveryType(t *testing.T) {
 	for _, typ := range []Type{TypeSessionStarted, TypeTurnStarted, TypeTurnEnded, TypeSessionStopped, TypeGitCommitted,
 		TypeCommitPrepared, TypeSessionDiscarded, TypeSubagentEnded, TypeShadowCheckpointWritten, TypeShadowCheckpointSkipped, TypeShadowBranchMigrated,
 		TypeShadowBranchDeleted, TypeCheckpointCondensed, TypeCarriedForward,
-		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed, TypeRewound, TypeCheckpointRepaired} {
+		TypeCheckpointsFinalized, TypeTaskCheckpointWritten, TypeEffectFailed, TypeRewound, TypeTranscriptRestored, TypeCheckpointRepaired} {
 		if !seen[typ] {
 			t.Errorf("no round-trip sample for %s", typ)
 		}

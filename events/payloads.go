@@ -81,6 +81,10 @@ type TurnStarted struct {
 	Attribution *PromptAttribution `json:"attribution,omitempty"`
 	// Strategy is the strategy in effect ("auto-commit"; empty for manual-commit).
 	Strategy string `json:"strategy,omitempty"`
+	// Restored is, on a session's first prompt here, the end of the transcript `entire
+	// resume` restored (TranscriptRestored) when the agent's transcript still begins with it:
+	// the session's checkpoints begin there.
+	Restored *Transcript `json:"restored,omitempty"`
 }
 
 // EventType implements Payload.
@@ -447,6 +451,22 @@ type RewoundPositions struct {
 
 // EventType implements Payload.
 func (Rewound) EventType() Type { return TypeRewound }
+
+// TranscriptRestored records `entire resume` writing a session's transcript from a checkpoint
+// (another clone's, most often): everything in it is in that checkpoint, its token usage
+// counted there, so the session's next checkpoint begins where it ends. A session not recorded
+// here yet keeps it until its first prompt, which takes it when the transcript the agent names
+// still begins with what was restored (Tail fingerprints the bytes before its end).
+type TranscriptRestored struct {
+	CheckpointID string `json:"checkpoint_id"`
+	// Transcripts are the files written, each one's end; Prompts the user prompts in them.
+	Transcripts []Transcript `json:"transcripts"`
+	Prompts     []string     `json:"prompts,omitempty"`
+	Tail        string       `json:"tail,omitempty"`
+}
+
+// EventType implements Payload.
+func (TranscriptRestored) EventType() Type { return TypeTranscriptRestored }
 
 // PromptAttribution is the per-prompt line accounting of spec §5.2: the user's edits since the
 // last checkpoint, measured when a prompt is submitted, and the agent's work so far.

@@ -94,10 +94,12 @@ func (c *resumeCmd) Run(e *env) error {
 	for _, why := range plan.Skipped {
 		fmt.Fprintf(e.stderr, "  skipped: %s\n", why)
 	}
+	hist := history.New(en)
 	for _, r := range plan.Restores {
 		switch {
 		case keep[r.SessionID]:
 			fmt.Fprintf(e.stderr, "  kept the local transcript of %s: %s\n", r.SessionID, r.Path)
+			continue
 		case r.Status == history.RestoreUpToDate:
 			fmt.Fprintf(e.stderr, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
 		default:
@@ -113,6 +115,11 @@ func (c *resumeCmd) Run(e *env) error {
 				}
 				fmt.Fprintf(e.stderr, "  and a copy where %s run here looks for it: %s\n", r.Agent, r.Also)
 			}
+		}
+		// The session, continued here, must not count the restored lines again.
+		if err := hist.RecordRestored(plan.Commit.CheckpointID, r, r.Status != history.RestoreUpToDate); err != nil {
+			en.Log.Warn("record the restored transcript", "session_id", r.SessionID, "error", err.Error())
+			fmt.Fprintf(e.stderr, "entire: could not record the restore in session %s (%v); its next checkpoint may count the restored transcript again\n", r.SessionID, err)
 		}
 	}
 	printContinue(e, plan.Restores)

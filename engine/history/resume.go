@@ -13,9 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entirerec/entire/engine"
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/engine/sharing"
+	"github.com/entirerec/entire/events"
 	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/agents"
 	"github.com/entirerec/entire/events/claudecode"
@@ -414,6 +416,40 @@ func WriteTranscript(r TranscriptRestore) error {
 		return fmt.Errorf("restore transcript: %w", err)
 	}
 	return nil
+}
+
+// RecordRestored tells session r.SessionID that resume wrote its transcript (and its copy at
+// r.Also) from checkpoint id, so that the session's next checkpoint here begins where that
+// transcript ends and counts none of its token usage again: the checkpoint counted it, in the
+// clone that recorded it most often (events.TranscriptRestored). A session not recorded here
+// yet takes it at its first prompt; one recorded here only when the file changed (wrote), the
+// local file that already held the checkpoint's transcript keeping the session's positions.
+func (en *History) RecordRestored(id string, r TranscriptRestore, wrote bool) error {
+	if agent.ValidateSessionID(r.SessionID) != nil || en.Store.Forgotten(r.SessionID) {
+		return nil
+	}
+	rd, _ := agents.ByType(r.Agent)
+	sc := rd.ScanBytes(r.Data)
+	if sc.Lines == 0 || sc.EndOffset > int64(len(r.Data)) {
+		return nil
+	}
+	pos := events.Transcript{Path: r.Path, Lines: sc.Lines, Offset: sc.EndOffset, LastUUID: sc.LastUUID}
+	ev := events.TranscriptRestored{CheckpointID: id, Transcripts: []events.Transcript{pos}, Prompts: sc.Prompts,
+		Tail: engine.TailFingerprint(r.Data[:sc.EndOffset])}
+	if r.Also != "" && wrote {
+		also := pos
+		also.Path = r.Also
+		ev.Transcripts = append(ev.Transcripts, also)
+	}
+	sess, err := en.Store.Open(r.SessionID)
+	if err != nil {
+		return err
+	}
+	defer engine.CloseSession(en.Engine, sess)
+	if sess.State.Exists() && !wrote {
+		return nil
+	}
+	return sess.Append(en.Event(ev))
 }
 
 // countLines counts lines, a final line without a newline included.

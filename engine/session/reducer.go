@@ -360,6 +360,11 @@ func Evolve(in State, e events.Event) State {
 			tasks := s.Recorder.Tasks
 			s = initialState(d, e)
 			s.Recorder.Tasks = tasks
+			if r := d.Restored; r != nil {
+				// Resumed from a checkpoint: what was restored is in it, its usage counted.
+				s.Recorder.CondensedOffset, s.CheckpointTranscriptStart = r.Offset, r.Lines
+				s.Recorder.UsageOffset, s.Recorder.UsageLines = r.Offset, r.Lines
+			}
 		}
 		s.followWorktree(d.Worktree)
 		if s.Phase.Normalize() == PhaseEnded {
@@ -447,8 +452,9 @@ func Evolve(in State, e events.Event) State {
 		}
 	case events.SessionStopped:
 		if !s.Exists() {
-			// Ended before its first prompt: nothing was recorded, and its journal goes.
-			s.Recorder.Discarded = true
+			// Ended before its first prompt: nothing was recorded, and its journal goes,
+			// unless it keeps where a resumed transcript ends for the session's next run.
+			s.Recorder.Discarded = s.Recorder.Restored == nil
 			return s
 		}
 		if s.Phase.Normalize() != PhaseEnded {
@@ -577,6 +583,13 @@ func Evolve(in State, e events.Event) State {
 			return s
 		}
 		s.rewound(d)
+	case events.TranscriptRestored:
+		if !s.Exists() {
+			r := d
+			s.Recorder.Restored = &r
+			return s
+		}
+		s.restored(d)
 	case events.CheckpointsFinalized:
 		var pending []string
 		for _, id := range s.TurnCheckpointIDs {

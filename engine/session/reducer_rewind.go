@@ -47,3 +47,21 @@ func (s *State) rewound(d events.Rewound) {
 		s.Recorder.UsageOpen = nil
 	}
 }
+
+// restored applies `entire resume` writing the transcript of a session recorded here: when it
+// wrote the file the session reads, all of it is in the checkpoint it came from (written by
+// another clone, most often), so the session's next checkpoint and its token usage begin at its
+// end, and the next hook reads on from there. The session's files stay its work.
+func (s *State) restored(d events.TranscriptRestored) {
+	for _, t := range d.Transcripts {
+		if t.Path == "" || t.Path != s.TranscriptPath {
+			continue
+		}
+		s.Recorder.Scanned = t
+		s.Recorder.Prompts, s.Recorder.PromptsOmitted = cloneStrings(d.Prompts), 0
+		s.Recorder.CondensedOffset, s.CheckpointTranscriptStart = t.Offset, t.Lines
+		s.Recorder.UsageOffset, s.Recorder.UsageLines = t.Offset, t.Lines
+		s.Recorder.UsageOpen, s.Recorder.TurnOpen = nil, nil
+		return
+	}
+}

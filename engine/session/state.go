@@ -108,6 +108,9 @@ type Recorder struct {
 	ShadowChunksPath string            `json:"shadow_chunks_path,omitempty"`
 	// Strategy is the strategy the current turn runs under ("auto-commit"; "" for manual-commit).
 	Strategy string `json:"strategy,omitempty"`
+	// Restored is the transcript `entire resume` wrote for a session not recorded here yet
+	// (events.TranscriptRestored), until its first prompt. Never modified in place.
+	Restored *events.TranscriptRestored `json:"restored,omitempty"`
 	// Tasks are the subagents launched and not ended yet, oldest first.
 	Tasks []OpenTask `json:"tasks,omitempty"`
 	// TaskSteps numbers the incremental subagent checkpoints.
@@ -254,6 +257,10 @@ func (s State) clone() State {
 		o := *s.Recorder.TurnOpen
 		o.Usage = *cloneUsage(&o.Usage)
 		c.Recorder.TurnOpen = &o
+	}
+	if r := s.Recorder.Restored; r != nil {
+		c.Recorder.Restored = &events.TranscriptRestored{CheckpointID: r.CheckpointID, Tail: r.Tail,
+			Transcripts: slices.Clone(r.Transcripts), Prompts: cloneStrings(r.Prompts)}
 	}
 	if s.Recorder.ShadowToDelete != nil {
 		d := *s.Recorder.ShadowToDelete
