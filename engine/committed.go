@@ -36,14 +36,14 @@ func (en *Engine) updateMetadataBranchWith(ctx context.Context, msg string, extr
 		var parents []gitexec.OID
 		from := tip // the commit the change builds on
 		if !exists {
-			// Missing here: start from origin's copy when there is one (EnsureMetadataBranch).
+			// Missing here: start from origin's copy (or another remote's) when there is one
+			// (EnsureMetadataBranch).
 			tip = ""
-			if from, exists, err = en.Repo.ResolveRef(ctx, checkpoint.OriginMetaRef); err != nil {
+			c, ok, err := checkpoint.FirstFetchedCopy(ctx, en.Repo)
+			if err != nil {
 				return "", false, err
 			}
-			if !exists {
-				from = ""
-			}
+			from, exists = c.Tip, ok
 		}
 		if exists {
 			if base, err = en.treeOf(ctx, string(from)); err != nil {
@@ -86,16 +86,18 @@ func (en *Engine) updateMetadataBranchWith(ctx context.Context, msg string, extr
 // extended here, else as an orphan commit of the empty tree. A local branch that holds nothing
 // (the empty tree) is moved to origin's copy too, as the reference does: an empty orphan beside
 // origin's record hides that record from explain, rewind and resume until the next push merges
-// two unrelated histories.
+// two unrelated histories. Without origin's copy, another remote's does (FirstFetchedCopy: a
+// repository whose remote was added by hand under another name, or a fork's upstream).
 func (en *Engine) EnsureMetadataBranch(ctx context.Context) error {
 	local, exists, err := en.Repo.ResolveRef(ctx, checkpoint.MetaRef)
 	if err != nil {
 		return err
 	}
-	origin, fromOrigin, err := en.Repo.ResolveRef(ctx, checkpoint.OriginMetaRef)
+	fetched, fromOrigin, err := checkpoint.FirstFetchedCopy(ctx, en.Repo)
 	if err != nil {
 		return err
 	}
+	origin := fetched.Tip
 	if exists {
 		if !fromOrigin || local == origin {
 			return nil

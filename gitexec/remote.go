@@ -4,6 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -179,4 +184,77 @@ func (r *Repo) RemoteConfigured(ctx context.Context, remote string) (bool, error
 	}
 	_, ok, err := r.ConfigGet(ctx, "remote."+remote+".url")
 	return ok, err
+}
+
+// RemoteTracking lists the remote-tracking refs of branch, refs/remotes/<remote>/<branch>, by
+// remote name: the copies of the branch the fetches of every remote brought. A repository whose
+// refs are files is read without a process (a remote whose name holds '/' is then found only in
+// packed-refs).
+func (r *Repo) RemoteTracking(ctx context.Context, branch string) (map[string]OID, error) {
+	suffix := "/" + branch
+	remoteOf := func(name string) (string, bool) {
+		rest, ok := strings.CutPrefix(name, "refs/remotes/")
+		remote, ok2 := strings.CutSuffix(rest, suffix)
+		return remote, ok && ok2 && remote != ""
+	}
+	out := map[string]OID{}
+	if !r.filesRefs {
+		refs, err := r.ForEachRef(ctx, "refs/remotes/")
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range refs {
+			if remote, ok := remoteOf(string(x.Name)); ok {
+				out[remote] = x.OID
+			}
+		}
+		return out, nil
+	}
+	if packed, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs")); err == nil && strings.Contains(string(packed), suffix+"\n") {
+		for _, line := range strings.Split(string(packed), "\n") {
+			o, name, _ := strings.Cut(line, " ")
+			if remote, ok := remoteOf(name); ok {
+				if oid, err := r.parseOIDLen(o); err == nil {
+					out[remote] = oid
+				}
+			}
+		}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	entries, err := os.ReadDir(filepath.Join(r.CommonDir, "refs", "remotes"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("list remote-tracking refs: %w", err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(r.CommonDir, "refs", "remotes", e.Name(), filepath.FromSlash(branch)))
+		if err != nil {
+			continue
+		}
+		if oid, err := r.parseOIDLen(strings.TrimSpace(string(data))); err == nil {
+			out[e.Name()] = oid // a loose ref is newer than its packed copy
+		}
+	}
+	return out, nil
+}
+
+// Remotes are the names of the configured remotes (those with remote.<name>.url), sorted.
+func (r *Repo) Remotes(ctx context.Context) ([]string, error) {
+	out, err := r.git(ctx, call{}, "config", "-z", "--get-regexp", `^remote\..*\.url$`)
+	if exitCode(err) == 1 {
+		return nil, nil // none
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list remotes: %w", err)
+	}
+	var names []string
+	for _, rec := range strings.Split(string(out), "\x00") {
+		key, _, _ := strings.Cut(rec, "\n")
+		name, ok := strings.CutPrefix(key, "remote.")
+		if name, ok2 := strings.CutSuffix(name, ".url"); ok && ok2 && name != "" && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
 }

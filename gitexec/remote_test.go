@@ -211,3 +211,45 @@ func TestRemoteConfigured(t *testing.T) {
 		}
 	}
 }
+
+// RemoteTracking finds a branch's copy under every remote, loose or packed (a loose ref wins
+// over its packed copy), and Remotes lists the configured remotes.
+func TestRemoteTrackingAndRemotes(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	one := commitFiles(t, dir, map[string]string{"f": "1"}, "one")
+	two := commitFiles(t, dir, map[string]string{"f": "2"}, "two")
+	git(t, dir, "remote", "add", "gh", "../gh.git")
+	git(t, dir, "remote", "add", "upstream", "../up.git")
+	git(t, dir, "update-ref", "refs/remotes/gh/entire/checkpoints/v1", string(one))
+	git(t, dir, "update-ref", "refs/remotes/up/stream/entire/checkpoints/v1", string(one))
+	git(t, dir, "update-ref", "refs/remotes/upstream/other", string(one))
+	git(t, dir, "pack-refs", "--all")
+	git(t, dir, "update-ref", "refs/remotes/gh/entire/checkpoints/v1", string(two))
+	git(t, dir, "update-ref", "refs/remotes/upstream/entire/checkpoints/v1", string(two))
+	check := func(how string) {
+		got, err := open(t, dir).RemoteTracking(ctx, "entire/checkpoints/v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]gitexec.OID{"gh": two, "upstream": two, "up/stream": one}
+		if len(got) != len(want) {
+			t.Fatalf("%s: RemoteTracking = %v, want %v", how, got, want)
+		}
+		for r, oid := range want {
+			if got[r] != oid {
+				t.Errorf("%s: RemoteTracking[%s] = %s, want %s", how, r, got[r], oid)
+			}
+		}
+	}
+	check("refs read from their files")
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir)) // opened by git: refs listed by git
+	check("refs listed by git")
+	names, err := open(t, dir).Remotes(ctx)
+	if err != nil || len(names) != 2 || names[0] != "gh" || names[1] != "upstream" {
+		t.Fatalf("Remotes = %v, %v; want [gh upstream]", names, err)
+	}
+	if names, err := open(t, newRepo(t)).Remotes(ctx); err != nil || len(names) != 0 {
+		t.Fatalf("Remotes of a repository without one = %v, %v", names, err)
+	}
+}

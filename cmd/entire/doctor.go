@@ -140,38 +140,53 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	remote, err := m.Repo.RemoteConfigured(e.ctx, "origin")
-	if err != nil {
-		return 0, err
+	// The remotes whose record may hold what no session here recorded: origin, else (or then)
+	// the others (checkpoint.RecordRemotes), as a repository whose remote is not named origin
+	// shares its record with them.
+	unrecorded := func(d maintenance.DanglingTrailer) bool { return d.Session == "" }
+	var remotes []string
+	if slices.ContainsFunc(rc.Dangling, unrecorded) {
+		if remotes, err = checkpoint.RecordRemotes(e.ctx, m.Repo); err != nil {
+			return 0, err
+		}
 	}
-	looked := false // origin's record was fetched: what it lacks is missing there too
-	if remote && slices.ContainsFunc(rc.Dangling, func(d maintenance.DanglingTrailer) bool { return d.Session == "" }) {
+	remote := len(remotes) > 0
+	looked := remote // every remote's record was fetched: what they lack is missing there too
+	for _, r := range remotes {
+		if !slices.ContainsFunc(rc.Dangling, unrecorded) {
+			break
+		}
 		// Another clone's commits name checkpoints its pushes put on origin's record, which a
 		// pull of one branch (`git pull origin main`) or a single-branch clone does not fetch.
 		// Without --force only the remote-tracking ref is updated, as `git fetch` would.
-		fetch, into := m.Sharing().FetchTracking, "origin/"+checkpoint.MetadataBranch
+		fetch, into := m.Sharing().FetchTracking, r+"/"+checkpoint.MetadataBranch
 		if c.Force {
 			fetch, into = m.Sharing().FetchRecord, checkpoint.MetadataBranch
 		}
-		fmt.Fprintf(e.stdout, "Fetching %s from origin into %s for the checkpoints no session here recorded...\n", checkpoint.MetadataBranch, into)
-		if err := fetch(e.ctx, "origin"); err != nil {
+		fmt.Fprintf(e.stdout, "Fetching %s from %s into %s for the checkpoints no session here recorded...\n", checkpoint.MetadataBranch, r, into)
+		if err := fetch(e.ctx, r); err != nil {
 			fmt.Fprintf(e.stdout, "  Could not fetch it: %v\n", err)
+			looked = false
 		} else if rc, err = m.CheckRecord(e.ctx, true); err != nil {
 			return 0, err
-		} else {
-			looked = true
 		}
 	}
+	whose := possessive(remotes)
 	problems := len(rc.Unreadable)
 	for _, d := range rc.Unreadable {
 		fmt.Fprintf(e.stdout, "Checkpoint %s (commit %s) cannot be read: %v\n", d.CheckpointID, d.Commit[:7], d.Err)
 	}
 	dangling := rc.Dangling
 	if rc.Fetched > 0 {
+		copies, _ := checkpoint.FetchedCopies(e.ctx, m.Repo)
+		var names []string
+		for _, c := range copies {
+			names = append(names, c.Remote)
+		}
 		if rc.Fetched == 1 {
-			fmt.Fprintln(e.stdout, "1 Entire-Checkpoint trailer names a checkpoint only origin's copy of the record holds (fetched with its commit): explain reads it there, and the next push merges it in.")
+			fmt.Fprintf(e.stdout, "1 Entire-Checkpoint trailer names a checkpoint only %s copy of the record holds (fetched with its commit): explain reads it there, and the next push merges it in.\n", possessive(names))
 		} else {
-			fmt.Fprintf(e.stdout, "%d Entire-Checkpoint trailers name checkpoints only origin's copy of the record holds (fetched with their commits): explain reads them there, and the next push merges them in.\n", rc.Fetched)
+			fmt.Fprintf(e.stdout, "%d Entire-Checkpoint trailers name checkpoints only %s copy of the record holds (fetched with their commits): explain reads them there, and the next push merges them in.\n", rc.Fetched, possessive(names))
 		}
 	}
 	switch {
@@ -194,10 +209,10 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 		fmt.Fprintf(e.stdout, "  %s names checkpoint %s, which is not on entire/checkpoints/v1\n", d.Commit[:7], d.CheckpointID)
 		switch {
 		case d.Session == "" && looked:
-			fmt.Fprintln(e.stdout, "    No session here recorded it, and origin's record does not hold it either, so it cannot be written.")
+			fmt.Fprintf(e.stdout, "    No session here recorded it, and %s record does not hold it either, so it cannot be written.\n", whose)
 			problems++
 		case d.Session == "" && remote:
-			fmt.Fprintln(e.stdout, "    No session here recorded it: if another clone made the commit, origin's record may hold it: run `entire doctor` again when origin can be fetched.")
+			fmt.Fprintf(e.stdout, "    No session here recorded it: if another clone made the commit, %s record may hold it: run `entire doctor` again when %s can be fetched.\n", whose, strings.Join(remotes, " and "))
 			problems++
 		case d.Session == "":
 			fmt.Fprintln(e.stdout, "    No session recorded it, so it cannot be written.")
@@ -391,4 +406,17 @@ func hooksPathHint(e *env, en *engine.Engine) string {
 		return fmt.Sprintf(", or unset core.hooksPath (%s)", v)
 	}
 	return ""
+}
+
+// possessive names the remotes' record as its owner: "origin's", "origin's or upstream's"
+// ("origin's" when there is none).
+func possessive(remotes []string) string {
+	if len(remotes) == 0 {
+		return "origin's"
+	}
+	out := make([]string, len(remotes))
+	for i, r := range remotes {
+		out[i] = r + "'s"
+	}
+	return strings.Join(out, " or ")
 }

@@ -17,7 +17,7 @@ import (
 // shadow commit SHA starts with prefix.
 func (c *explainCmd) explainCheckpoint(x *explainer, prefix string) error {
 	// A checkpoint missing from the local record may have been pushed by another clone.
-	if rd, err := history.New(x.en).ReaderWithCheckpoint(x.ctx, prefix, "origin"); err == nil {
+	if rd, err := history.New(x.en).ReaderFetching(x.ctx, prefix); err == nil {
 		x.rd = rd
 	} else {
 		fmt.Fprintln(x.en.Stderr, "Warning:", err)

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/entirerec/entire/engine"
+	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/history"
 	"github.com/entirerec/entire/events/agent"
 	"github.com/entirerec/entire/events/agents"
@@ -24,7 +26,8 @@ type resumeCmd struct {
 	Force  bool   `short:"f" help:"Overwrite local transcripts that differ from the checkpoint's, and fetch a branch only origin has without asking."`
 }
 
-// resumeRemote is where resume looks for branches and records the clone lacks.
+// resumeRemote is where resume looks first for branches and records the clone lacks; a
+// repository without it looks at its other remotes (checkpoint.RecordRemotes).
 const resumeRemote = "origin"
 
 func (c *resumeCmd) Run(e *env) error {
@@ -37,8 +40,12 @@ func (c *resumeCmd) Run(e *env) error {
 	}
 	defer done()
 	repo, term := en.Repo, newTerminal()
+	remotes, err := checkpoint.RecordRemotes(e.ctx, repo)
+	if err != nil {
+		return err
+	}
 
-	target, ok, err := c.findBranch(e, en, term)
+	target, ok, err := c.findBranch(e, en, term, remotes)
 	if err != nil || !ok {
 		return err
 	}
@@ -52,7 +59,7 @@ func (c *resumeCmd) Run(e *env) error {
 			return err
 		}
 	}
-	plan, err := history.New(en).PlanResume(e.ctx, string(target.Ref), resumeRemote, transcriptPlace(repo))
+	plan, err := history.New(en).PlanResume(e.ctx, string(target.Ref), remotes, transcriptPlace(repo))
 	var missing *history.MetadataUnavailableError
 	if errors.As(err, &missing) {
 		plan, err = &history.ResumePlan{}, nil // the branch is still checked out, as the reference does
@@ -126,11 +133,20 @@ func (c *resumeCmd) Run(e *env) error {
 	return nil
 }
 
-// findBranch finds the branch to resume: a local one, else origin's, fetched (after asking a
-// person, unless --force) so that a branch this clone has never seen can be resumed too.
-// ok=false when the person declines.
-func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal) (history.BranchTarget, bool, error) {
-	target, err := history.FindBranch(e.ctx, en.Repo, c.Branch, resumeRemote)
+// findBranch finds the branch to resume: a local one, else a remote's (origin's first),
+// fetched (after asking a person, unless --force) so that a branch this clone has never seen can
+// be resumed too. ok=false when the person declines.
+func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal, remotes []string) (history.BranchTarget, bool, error) {
+	target, err := history.FindBranch(e.ctx, en.Repo, c.Branch, "")
+	for i, remote := range remotes {
+		if !errors.Is(err, history.ErrBranchNotFound) {
+			break
+		}
+		if target, err = history.FindBranch(e.ctx, en.Repo, c.Branch, remote); err == nil {
+			// Fetched from there before: fetched from there again first.
+			remotes = append([]string{remote}, slices.Delete(slices.Clone(remotes), i, i+1)...)
+		}
+	}
 	known := err == nil
 	if known && target.Track == "" {
 		return target, true, nil
@@ -138,12 +154,24 @@ func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal) (histor
 	if err != nil && !errors.Is(err, history.ErrBranchNotFound) {
 		return target, false, err
 	}
+	primary := resumeRemote
+	if len(remotes) > 0 {
+		primary = remotes[0] // origin when it is configured
+	}
 	if !c.Force && term.Available() &&
-		!term.Confirm(nil, fmt.Sprintf("Branch '%s' not found locally. Fetch from %s? [Y/n] ", c.Branch, resumeRemote), true) {
+		!term.Confirm(nil, fmt.Sprintf("Branch '%s' not found locally. Fetch from %s? [Y/n] ", c.Branch, primary), true) {
 		fmt.Fprintln(e.stderr, "Resume cancelled.")
 		return target, false, nil
 	}
-	fetched, err := history.New(en).FetchBranch(e.ctx, c.Branch, resumeRemote)
+	if len(remotes) == 0 {
+		remotes = []string{resumeRemote} // says there is no such remote
+	}
+	var fetched history.BranchTarget
+	for _, remote := range remotes {
+		if fetched, err = history.New(en).FetchBranch(e.ctx, c.Branch, remote); !errors.Is(err, history.ErrBranchNotFound) {
+			break
+		}
+	}
 	switch {
 	case err == nil:
 		return fetched, true, nil
@@ -151,7 +179,7 @@ func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal) (histor
 		fmt.Fprintf(e.stderr, "Warning: %v; resuming %s as last fetched\n", err, target.Ref)
 		return target, true, nil
 	case errors.Is(err, history.ErrBranchNotFound):
-		return target, false, fmt.Errorf("branch '%s' not found locally or on %s", c.Branch, resumeRemote)
+		return target, false, fmt.Errorf("branch '%s' not found locally or on %s", c.Branch, primary)
 	}
 	return target, false, err
 }

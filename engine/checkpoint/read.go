@@ -108,18 +108,23 @@ type Reader struct {
 }
 
 // NewReader reads entire/checkpoints/v1, falling back to origin's copy when the local branch
-// is missing (spec §1).
+// is missing (spec §1), else to another remote's (FirstFetchedCopy).
 func NewReader(ctx context.Context, repo *gitexec.Repo) (*Reader, error) {
-	for _, ref := range []gitexec.RefName{MetaRef, "refs/remotes/origin/" + MetadataBranch} {
-		tip, ok, err := repo.ResolveRef(ctx, ref)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return &Reader{Repo: repo, Tip: tip}, nil
-		}
+	tip, ok, err := repo.ResolveRef(ctx, MetaRef)
+	if err != nil {
+		return nil, err
 	}
-	return &Reader{Repo: repo}, nil
+	if ok {
+		return &Reader{Repo: repo, Tip: tip}, nil
+	}
+	c, ok, err := FirstFetchedCopy(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return &Reader{Repo: repo}, nil
+	}
+	return &Reader{Repo: repo, Tip: c.Tip}, nil
 }
 
 // ListCommitted returns the IDs of all committed checkpoints, sorted: every

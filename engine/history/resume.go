@@ -230,8 +230,9 @@ const resumeScan = 20
 // PlanResume reads the newest checkpoint linked from rev (after a squash, the commit's last
 // trailer, and the sessions only its earlier trailers hold) and plans restoring the transcript of
 // every session in it (every slot) to where place says its agent keeps it. When the local
-// record lacks that checkpoint it fetches remote's ("" disables fetching).
-func (en *History) PlanResume(ctx context.Context, rev, remote string, place TranscriptPlace) (*ResumePlan, error) {
+// record lacks that checkpoint it fetches the remotes' records, in order, until one has it
+// (none: no fetching).
+func (en *History) PlanResume(ctx context.Context, rev string, remotes []string, place TranscriptPlace) (*ResumePlan, error) {
 	linked, err := checkpoint.LinkedCommitsIn(ctx, en.Repo, en.branchWalk(ctx, rev), "", resumeScan)
 	if err != nil || len(linked) == 0 {
 		return &ResumePlan{}, err
@@ -239,14 +240,14 @@ func (en *History) PlanResume(ctx context.Context, rev, remote string, place Tra
 	// The newest commit's last trailer: a squash lists its commits' checkpoints oldest first.
 	commits, ids := commitTrailers(linked)
 	plan := &ResumePlan{Commit: &commits[0]}
-	rd, err := en.ReaderWithCheckpoint(ctx, commits[0].CheckpointID, remote)
+	rd, err := en.ReaderWithCheckpoint(ctx, commits[0].CheckpointID, remotes...)
 	if err != nil {
 		return nil, err
 	}
 	var missing []string
 	if plan.Checkpoint, missing, err = readSquash(ctx, rd, ids[0]); err != nil {
 		if errors.Is(err, checkpoint.ErrCheckpointNotFound) {
-			return nil, &MetadataUnavailableError{CheckpointID: commits[0].CheckpointID, Commit: commits[0].SHA.Short(7), Remote: remote}
+			return nil, &MetadataUnavailableError{CheckpointID: commits[0].CheckpointID, Commit: commits[0].SHA.Short(7), Remote: strings.Join(remotes, " or ")}
 		}
 		return nil, err
 	}
@@ -269,33 +270,66 @@ func (en *History) PlanResume(ctx context.Context, rev, remote string, place Tra
 }
 
 // ReaderWithCheckpoint returns a reader of the metadata branch that has checkpoint id, fetching
-// remote's entire/checkpoints/v1 first when the local record lacks it. A reader without the
-// checkpoint comes back when remote is "" or not a configured remote, or has no such record.
-func (en *History) ReaderWithCheckpoint(ctx context.Context, id, remote string) (*checkpoint.Reader, error) {
+// the remotes' entire/checkpoints/v1, in order, while the local record lacks it. A reader
+// without the checkpoint comes back when no remote is given, configured or holds it.
+func (en *History) ReaderWithCheckpoint(ctx context.Context, id string, remotes ...string) (*checkpoint.Reader, error) {
 	rd, err := en.Reader(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := rd.Resolve(ctx, id); !errors.Is(err, checkpoint.ErrCheckpointNotFound) || remote == "" {
+	for _, remote := range remotes {
+		if _, err := rd.Resolve(ctx, id); !errors.Is(err, checkpoint.ErrCheckpointNotFound) {
+			return rd, nil
+		}
+		if ok, err := en.Repo.RemoteConfigured(ctx, remote); err != nil || !ok {
+			if err != nil {
+				return rd, err
+			}
+			continue
+		}
+		fmt.Fprintf(en.Stderr, "Checkpoint %s is not in the local record; fetching %s from %s...\n", id, checkpoint.MetadataBranch, remote)
+		if err := en.Sharing().FetchRecord(ctx, remote); err != nil {
+			return nil, fmt.Errorf("fetch %s from %s: %w", checkpoint.MetadataBranch, remote, err)
+		}
+		if rd, err = checkpoint.NewReader(ctx, en.Repo); err != nil {
+			return nil, err
+		}
+	}
+	return rd, nil
+}
+
+// ReaderFetching is ReaderWithCheckpoint fetching from every remote the record may be on,
+// in the order checkpoint.RecordRemotes gives (origin first), listed only when the local
+// record lacks the checkpoint.
+func (en *History) ReaderFetching(ctx context.Context, id string) (*checkpoint.Reader, error) {
+	rd, err := en.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := rd.Resolve(ctx, id); !errors.Is(err, checkpoint.ErrCheckpointNotFound) {
 		return rd, nil
 	}
-	if ok, err := en.Repo.RemoteConfigured(ctx, remote); err != nil || !ok {
+	remotes, err := checkpoint.RecordRemotes(ctx, en.Repo)
+	if err != nil || len(remotes) == 0 {
 		return rd, err
 	}
-	fmt.Fprintf(en.Stderr, "Checkpoint %s is not in the local record; fetching %s from %s...\n", id, checkpoint.MetadataBranch, remote)
-	if err := en.Sharing().FetchRecord(ctx, remote); err != nil {
-		return nil, fmt.Errorf("fetch %s from %s: %w", checkpoint.MetadataBranch, remote, err)
-	}
-	return checkpoint.NewReader(ctx, en.Repo)
+	return en.ReaderWithCheckpoint(ctx, id, remotes...)
 }
 
 // Reader reads the local record after integrating what the last fetch brought of origin's
-// (sharing.IntegrateFetched): a checkpoint another clone rewrote since this one last integrated
-// (finalized after its provisional copy was pushed) is read in its newest version. Failing to
-// integrate is logged; the local record is read as it is.
+// (sharing.IntegrateFetched), and of any other remote's (checkpoint.FetchedCopies): a checkpoint
+// another clone rewrote since this one last integrated (finalized after its provisional copy was
+// pushed) is read in its newest version, and one only a remote not named origin holds is read.
+// Failing to integrate is logged; the local record is read as it is.
 func (en *History) Reader(ctx context.Context) (*checkpoint.Reader, error) {
-	if err := en.Sharing().IntegrateFetched(ctx, "origin"); err != nil {
-		en.Log.Warn("integrate origin's fetched session logs", "error", err.Error())
+	copies, err := checkpoint.FetchedCopies(ctx, en.Repo)
+	if err != nil {
+		en.Log.Warn("list the fetched session logs", "error", err.Error())
+	}
+	for _, c := range copies {
+		if err := en.Sharing().IntegrateFetched(ctx, c.Remote); err != nil {
+			en.Log.Warn("integrate "+c.Remote+"'s fetched session logs", "error", err.Error())
+		}
 	}
 	return checkpoint.NewReader(ctx, en.Repo)
 }

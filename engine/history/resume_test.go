@@ -152,7 +152,7 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	def := func(agent, sid string) string { return filepath.Join(en.Home, "d", sid+".jsonl") }
 	place := TranscriptPlace{Default: def}
 
-	plan, err := en.PlanResume(ctx, "refs/heads/main", "", place)
+	plan, err := en.PlanResume(ctx, "refs/heads/main", nil, place)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,10 +162,10 @@ func TestPlanResumeNewestLinkedCheckpoint(t *testing.T) {
 	if r := plan.Restores[0]; r.SessionID != "s1" || r.Path != def("", "s1") || string(r.Data) != checkpointtest.Line1+"\n" {
 		t.Fatalf("restore = %+v", r)
 	}
-	if _, err := en.PlanResume(ctx, string(older), "", place); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := en.PlanResume(ctx, string(older), nil, place); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("missing checkpoint: %v", err)
 	}
-	if plan, err := en.PlanResume(ctx, head, "", place); err != nil || plan.Commit != nil {
+	if plan, err := en.PlanResume(ctx, head, nil, place); err != nil || plan.Commit != nil {
 		t.Fatalf("unlinked history: %+v %v", plan, err)
 	}
 }
@@ -198,7 +198,7 @@ func TestPlanResumeRestoresEverySlotOldestFirst(t *testing.T) {
 	}
 	place := TranscriptPlace{Default: func(agent, sid string) string { return filepath.Join(dir, sid+".jsonl") }}
 
-	plan, err := en.PlanResume(ctx, "refs/heads/main", "", place)
+	plan, err := en.PlanResume(ctx, "refs/heads/main", nil, place)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/entirerec/entire/engine/checkpoint"
 	"github.com/entirerec/entire/engine/session"
 	"github.com/entirerec/entire/events"
-	"github.com/entirerec/entire/gitexec"
 )
 
 // DanglingTrailer is an Entire-Checkpoint trailer on a local branch whose checkpoint is neither
@@ -30,9 +29,9 @@ type RecordCheck struct {
 	Dangling   []DanglingTrailer // named checkpoints neither written nor pending
 	Unreadable []DanglingTrailer // named checkpoints written, but that cannot be read
 	Pending    int               // named checkpoints pending in a session's journal
-	// Fetched counts named checkpoints that only origin's copy of the record holds (a
-	// teammate's, fetched with their commits): explain reads them there, and the next push
-	// merges them into the local record.
+	// Fetched counts named checkpoints that only origin's copy of the record holds, or
+	// another remote's (a teammate's, fetched with their commits): explain reads them there,
+	// and the next push merges them into the local record.
 	Fetched int
 }
 
@@ -74,8 +73,12 @@ func (en *Maintenance) CheckRecord(ctx context.Context, read bool) (RecordCheck,
 		committed[id] = true
 	}
 	fetched := map[string]bool{}
-	if tip, ok, err := en.Repo.ResolveRef(ctx, originRecord); err == nil && ok && tip != rd.Tip {
-		if ids, err := (&checkpoint.Reader{Repo: en.Repo, Tip: tip}).ListCommitted(ctx); err == nil {
+	copies, _ := checkpoint.FetchedCopies(ctx, en.Repo)
+	for _, c := range copies {
+		if c.Tip == rd.Tip {
+			continue
+		}
+		if ids, err := (&checkpoint.Reader{Repo: en.Repo, Tip: c.Tip}).ListCommitted(ctx); err == nil {
 			for _, id := range ids {
 				fetched[id] = true
 			}
@@ -114,9 +117,6 @@ func (en *Maintenance) CheckRecord(ctx context.Context, read bool) (RecordCheck,
 	}
 	return rc, nil
 }
-
-// originRecord is origin's copy of the record, as a fetch of the remote's branches keeps it.
-const originRecord gitexec.RefName = "refs/remotes/origin/" + checkpoint.MetadataBranch
 
 // linkedBy is the session whose journal linked checkpoint id (prepare-commit-msg's decision or
 // a condensation into it), or "". A commit journaled to a session it did not link does not count.
