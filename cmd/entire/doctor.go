@@ -209,8 +209,11 @@ func (c *doctorCmd) checkRecord(e *env, m *maintenance.Maintenance) (int, error)
 		fmt.Fprintf(e.stdout, "  %s names checkpoint %s, which is not on entire/checkpoints/v1\n", d.Commit[:7], d.CheckpointID)
 		switch {
 		case d.Session == "" && looked:
+			// Recorded in another repository (a patch applied with `git am`, a cherry-pick
+			// from a fork) or in a clone that never pushed its record: nothing here can
+			// write it, so it is no problem left to fix here, and doctor does not fail on it.
 			fmt.Fprintf(e.stdout, "    No session here recorded it, and %s record does not hold it either, so it cannot be written.\n", whose)
-			problems++
+			fmt.Fprintln(e.stdout, "    It was recorded elsewhere (another repository, or a clone that has not pushed its record), which alone can share it; nothing to fix here.")
 		case d.Session == "" && remote:
 			fmt.Fprintf(e.stdout, "    No session here recorded it: if another clone made the commit, %s record may hold it: run `entire doctor` again when %s can be fetched.\n", whose, strings.Join(remotes, " and "))
 			problems++
