@@ -103,6 +103,7 @@ func (c *resumeCmd) Run(e *env) error {
 	}
 	hist := history.New(en)
 	for _, r := range plan.Restores {
+		var written []string
 		switch {
 		case keep[r.SessionID]:
 			fmt.Fprintf(e.stderr, "  kept the local transcript of %s: %s\n", r.SessionID, r.Path)
@@ -113,18 +114,20 @@ func (c *resumeCmd) Run(e *env) error {
 			if err := history.WriteTranscript(r); err != nil {
 				return err
 			}
+			written = append(written, r.Path)
 			fmt.Fprintf(e.stderr, "  restored transcript of %s (%s): %s\n", r.SessionID, lines(r.Lines), r.Path)
-			if r.Also != "" {
-				copied := r
-				copied.Path = copied.Also
-				if err := history.WriteTranscript(copied); err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stderr, "  and a copy where %s run here looks for it: %s\n", r.Agent, r.Also)
+		}
+		if r.Also != "" {
+			copied := r
+			copied.Path = copied.Also
+			if err := history.WriteTranscript(copied); err != nil {
+				return err
 			}
+			written = append(written, r.Also)
+			fmt.Fprintf(e.stderr, "  and a copy where %s run here looks for it: %s\n", r.Agent, r.Also)
 		}
 		// The session, continued here, must not count the restored lines again.
-		if err := hist.RecordRestored(plan.Commit.CheckpointID, r, r.Status != history.RestoreUpToDate); err != nil {
+		if err := hist.RecordRestored(plan.Commit.CheckpointID, r, written); err != nil {
 			en.Log.Warn("record the restored transcript", "session_id", r.SessionID, "error", err.Error())
 			fmt.Fprintf(e.stderr, "entire: could not record the restore in session %s (%v); its next checkpoint may count the restored transcript again\n", r.SessionID, err)
 		}

@@ -356,7 +356,7 @@ func (en *History) restoreFor(s checkpoint.Slot, place TranscriptPlace) (Transcr
 		return TranscriptRestore{}, fmt.Sprintf("session %s: no known transcript location", m.SessionID)
 	}
 	r := TranscriptRestore{SessionID: m.SessionID, Agent: m.Agent, Path: path, Data: s.Transcript, Lines: countLines(s.Transcript)}
-	r.Also = localCopy(path, m, place.Default)
+	r.Also = localCopy(path, m, place, s.Transcript)
 	if p := s.AllPrompts(); len(p) > 0 {
 		r.Prompt = session.FirstPrompt(p[0])
 	}
@@ -394,24 +394,31 @@ func (en *History) transcriptDestination(m checkpoint.CommittedMetadata, def Def
 }
 
 // localCopy is TranscriptRestore.Also for a transcript restored at path: the agent's location
-// for the session in this checkout, when path's directory does not exist here (the spec's
-// place, the recorded transcript_path under $HOME, is then one the agent run here would not
-// read: Claude Code keeps sessions by the checkout's path) and nothing is at that location.
-func localCopy(path string, m checkpoint.CommittedMetadata, def DefaultTranscriptFunc) string {
-	if def == nil {
+// for the session in this checkout, when it is in another directory than path (the spec's
+// place, the recorded transcript_path under $HOME, names the checkout the session ran in, and
+// Claude Code keeps sessions by the checkout's path: run in this one, on another machine or in
+// another clone or worktree on this one, it would not read path) and nothing is there yet, or
+// an earlier part of data (the session continued elsewhere since: nothing there is lost).
+// Where transcripts go is set for the tests (place.Override), a copy goes only when path's
+// directory does not exist yet.
+func localCopy(path string, m checkpoint.CommittedMetadata, place TranscriptPlace, data []byte) string {
+	if place.Default == nil {
 		return ""
 	}
-	if _, err := os.Stat(filepath.Dir(path)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Dir(path)); place.Override != "" && !errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}
-	also := def(m.Agent, m.SessionID)
+	also := place.Default(m.Agent, m.SessionID)
 	if also == "" || filepath.Dir(also) == filepath.Dir(path) {
 		return ""
 	}
-	if _, err := os.Lstat(also); !errors.Is(err, fs.ErrNotExist) {
-		return ""
+	if _, err := os.Lstat(also); errors.Is(err, fs.ErrNotExist) {
+		return also
 	}
-	return also
+	if local, err := os.ReadFile(also); err == nil && len(local) < len(data) && bytes.HasPrefix(data, local) {
+		return also
+	}
+	return ""
 }
 
 // ResumeCommand is the shell command that continues a session, "" for an unknown agent. An ID
@@ -456,9 +463,10 @@ func WriteTranscript(r TranscriptRestore) error {
 // r.Also) from checkpoint id, so that the session's next checkpoint here begins where that
 // transcript ends and counts none of its token usage again: the checkpoint counted it, in the
 // clone that recorded it most often (events.TranscriptRestored). A session not recorded here
-// yet takes it at its first prompt; one recorded here only when the file changed (wrote), the
-// local file that already held the checkpoint's transcript keeping the session's positions.
-func (en *History) RecordRestored(id string, r TranscriptRestore, wrote bool) error {
+// yet takes it at its first prompt, from either place; one recorded here only for the files
+// resume wrote (written), a local file that already held the checkpoint's transcript keeping
+// the session's positions.
+func (en *History) RecordRestored(id string, r TranscriptRestore, written []string) error {
 	if agent.ValidateSessionID(r.SessionID) != nil || en.Store.Forgotten(r.SessionID) {
 		return nil
 	}
@@ -470,7 +478,7 @@ func (en *History) RecordRestored(id string, r TranscriptRestore, wrote bool) er
 	pos := events.Transcript{Path: r.Path, Lines: sc.Lines, Offset: sc.EndOffset, LastUUID: sc.LastUUID}
 	ev := events.TranscriptRestored{CheckpointID: id, Transcripts: []events.Transcript{pos}, Prompts: sc.Prompts,
 		Tail: engine.TailFingerprint(r.Data[:sc.EndOffset])}
-	if r.Also != "" && wrote {
+	if r.Also != "" {
 		also := pos
 		also.Path = r.Also
 		ev.Transcripts = append(ev.Transcripts, also)
@@ -480,8 +488,11 @@ func (en *History) RecordRestored(id string, r TranscriptRestore, wrote bool) er
 		return err
 	}
 	defer engine.CloseSession(en.Engine, sess)
-	if sess.State.Exists() && !wrote {
-		return nil
+	if sess.State.Exists() {
+		ev.Transcripts = slices.DeleteFunc(ev.Transcripts, func(t events.Transcript) bool { return !slices.Contains(written, t.Path) })
+		if len(ev.Transcripts) == 0 {
+			return nil
+		}
 	}
 	return sess.Append(en.Event(ev))
 }
