@@ -378,6 +378,7 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 		}
 		plan.Transcripts = append(plan.Transcripts, RewindTranscript{
 			SessionID: s.Meta.SessionID, Path: en.placeTranscript(s.Meta, place), Data: data,
+			CheckpointID: s.Meta.CheckpointID, Agent: s.Meta.Agent,
 		})
 		line := ResumeLine{Command: resumeCommand(s.Meta.Agent, s.Meta.SessionID)}
 		if ps := s.AllPrompts(); len(ps) > 0 {

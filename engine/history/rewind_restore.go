@@ -72,6 +72,9 @@ type RewindTranscript struct {
 	Path      string
 	Data      []byte
 	Remove    bool // the transcript did not exist before the rewind being undone
+	// CheckpointID and Agent: the committed checkpoint the transcript comes from and its
+	// agent ("" for a temporary checkpoint's, and undoing).
+	CheckpointID, Agent string
 }
 
 // TranscriptPlace says where rewind and resume write restored transcripts: a Claude Code

@@ -179,6 +179,28 @@ func (en *History) recordRewound(ctx context.Context, rs []rewoundSession, plan 
 	}
 }
 
+// recordRestoredHere journals, for each session whose committed transcript the rewind wrote
+// and that is not recorded here (another clone recorded it), where that transcript ends, as
+// resume does (RecordRestored): continued here, the session must not count the restored lines
+// again. The sessions recorded here learn it from their Rewound event.
+func (en *History) recordRestoredHere(plan *RewindPlan, rs []rewoundSession) {
+	if plan.Undo {
+		return
+	}
+	for _, t := range plan.Transcripts {
+		if t.Remove || t.Data == nil || t.CheckpointID == "" || slices.ContainsFunc(rs, func(r rewoundSession) bool { return r.sess.ID == t.SessionID }) {
+			continue
+		}
+		r := TranscriptRestore{SessionID: t.SessionID, Agent: t.Agent, Path: t.Path, Data: t.Data}
+		if s, err := en.Store.Peek(t.SessionID); err == nil && s.Exists() {
+			continue
+		}
+		if err := en.RecordRestored(t.CheckpointID, r, []string{t.Path}); err != nil {
+			en.Log.Warn("record the restored transcript", "session_id", t.SessionID, "error", err.Error())
+		}
+	}
+}
+
 // pointFiles are the files the checkpoint rewound to changes against HEAD (its tree also holds
 // the user's own changes and other sessions' files).
 func (en *History) pointFiles(ctx context.Context, plan *RewindPlan) ([]string, error) {

@@ -161,6 +161,7 @@ func (en *History) ApplyRewind(ctx context.Context, plan *RewindPlan) (gitexec.O
 			err, engine.Short(rec.Snapshot, 7))
 	}
 	en.recordRewound(ctx, sessions, plan)
+	en.recordRestoredHere(plan, sessions)
 	rec.InProgress = false
 	if err := en.writeUndoRecord(rec); err != nil {
 		fmt.Fprintf(en.Stderr, "entire: %v\n", err)
