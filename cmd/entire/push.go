@@ -7,13 +7,31 @@ import (
 
 	"github.com/entirerec/entire/engine/setup"
 	"github.com/entirerec/entire/engine/sharing"
+	"github.com/entirerec/entire/gitexec"
 )
 
 // pushCmd previews what `git push` would send of the record: the record itself leaves the
 // machine only through the pre-push hook, alongside the user's own push.
 type pushCmd struct {
 	DryRun bool   `help:"List what the next push would send of entire/checkpoints/v1: sessions, first prompt lines, sizes, redacted values." name:"dry-run"`
-	Remote string `arg:"" optional:"" default:"origin" help:"The remote: a name, or a URL or path as git push takes it (default origin)."`
+	Remote string `arg:"" optional:"" help:"The remote: a name, or a URL or path as git push takes it (default: where git push pushes the current branch, else origin)."`
+}
+
+// defaultPushRemote is where a plain `git push` of the current branch goes, by git's rules:
+// branch.<name>.pushRemote, remote.pushDefault, branch.<name>.remote; else origin. A
+// repository whose remote is not named origin previews its push there, not an error.
+func defaultPushRemote(e *env, repo *gitexec.Repo) string {
+	branch, ok, err := repo.HeadBranch(e.ctx)
+	keys := []string{"remote.pushDefault"}
+	if err == nil && ok {
+		keys = []string{"branch." + branch + ".pushRemote", "remote.pushDefault", "branch." + branch + ".remote"}
+	}
+	for _, k := range keys {
+		if v, ok, err := repo.ConfigGet(e.ctx, k); err == nil && ok && v != "" && v != "." {
+			return v
+		}
+	}
+	return "origin"
 }
 
 func (c *pushCmd) Run(e *env) error {
@@ -25,6 +43,9 @@ func (c *pushCmd) Run(e *env) error {
 		return err
 	}
 	defer done()
+	if c.Remote == "" {
+		c.Remote = defaultPushRemote(e, en.Repo)
+	}
 	settings, loadErr := setup.LoadSettings(en.Repo.TopLevel)
 	if why := setup.RecordHeld(settings, loadErr); why != "" {
 		// The pre-push hook sends nothing of the record: say so, not what it would send.
