@@ -131,10 +131,11 @@ func (en *Engine) TurnStart(ctx context.Context, in events.TurnStarted) error {
 	return en.Run(ctx, sess, en.Event(in))
 }
 
-// restoredStart is where the transcript `entire resume` restored for a new session ends (r),
-// when the transcript at pos, read whole at the session's first prompt, still begins with it:
-// its file is the one restored, at least as long, with the same bytes before the restored end
-// (a document rewritten whole, agent.Positioner, counts its messages instead). nil otherwise.
+// restoredStart is where the transcript `entire resume` (or a rewind) restored for a new
+// session ends (r), when the transcript at pos, read whole at the session's first prompt,
+// still begins with it: its file is the one restored, at least as long, with the same bytes
+// before the restored end (a document rewritten whole, agent.Positioner, counts its messages
+// instead). nil otherwise.
 func restoredStart(rd agent.Transcript, r *events.TranscriptRestored, pos events.Transcript) *events.Transcript {
 	if r == nil {
 		return nil

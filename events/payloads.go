@@ -82,8 +82,8 @@ type TurnStarted struct {
 	// Strategy is the strategy in effect ("auto-commit"; empty for manual-commit).
 	Strategy string `json:"strategy,omitempty"`
 	// Restored is, on a session's first prompt here, the end of the transcript `entire
-	// resume` restored (TranscriptRestored) when the agent's transcript still begins with it:
-	// the session's checkpoints begin there.
+	// resume` (or a rewind) restored (TranscriptRestored) when the agent's transcript still
+	// begins with it: the session's checkpoints begin there.
 	Restored *Transcript `json:"restored,omitempty"`
 }
 
@@ -452,8 +452,8 @@ type RewoundPositions struct {
 // EventType implements Payload.
 func (Rewound) EventType() Type { return TypeRewound }
 
-// TranscriptRestored records `entire resume` writing a session's transcript from a checkpoint
-// (another clone's, most often): everything in it is in that checkpoint, its token usage
+// TranscriptRestored records `entire resume` (or a rewind to a committed checkpoint) writing a
+// session's transcript from a checkpoint (another clone's, most often): everything in it is in that checkpoint, its token usage
 // counted there, so the session's next checkpoint begins where it ends. A session not recorded
 // here yet keeps it until its first prompt, which takes it when the transcript the agent names
 // still begins with what was restored (Tail fingerprints the bytes before its end).

@@ -108,8 +108,8 @@ type Recorder struct {
 	ShadowChunksPath string            `json:"shadow_chunks_path,omitempty"`
 	// Strategy is the strategy the current turn runs under ("auto-commit"; "" for manual-commit).
 	Strategy string `json:"strategy,omitempty"`
-	// Restored is the transcript `entire resume` wrote for a session not recorded here yet
-	// (events.TranscriptRestored), until its first prompt. Never modified in place.
+	// Restored is the transcript `entire resume` (or a rewind) wrote for a session not recorded
+	// here yet (events.TranscriptRestored), until its first prompt. Never modified in place.
 	Restored *events.TranscriptRestored `json:"restored,omitempty"`
 	// Tasks are the subagents launched and not ended yet, oldest first.
 	Tasks []OpenTask `json:"tasks,omitempty"`
