@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,6 +61,62 @@ func cmdlineConfig(env []string) (vars []string, mentioned bool) {
 	return vars, mentioned
 }
 
+// HooksDir is GitPath(ctx, "hooks"): the directory git runs this repository's hooks from.
+// Every prompt checks Entire's hooks there, so where no configuration file can set
+// core.hooksPath (none that git reads here mentions the key or includes another, and the
+// worktree has no file of its own) the answer, the common git directory's hooks/, is given
+// without starting git; otherwise git answers. Like GitPath, it leaves out configuration
+// from git's command line, which gitexec does not pass on to its children.
+func (r *Repo) HooksDir(ctx context.Context) (string, error) {
+	if dir, ok := r.hooksDirFromFiles(); ok {
+		return dir, nil
+	}
+	return r.GitPath(ctx, "hooks")
+}
+
+// hooksDirFromFiles is HooksDir from the configuration files alone; ok=false when git must be
+// asked.
+func (r *Repo) hooksDirFromFiles() (string, bool) {
+	if _, err := os.Lstat(filepath.Join(r.GitDir, "config.worktree")); !errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	for _, f := range append(r.configSources(), r.otherSystemConfigs()...) {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", false
+		}
+		low := strings.ToLower(string(data))
+		if strings.Contains(low, "include") || strings.Contains(low, "hookspath") {
+			return "", false
+		}
+	}
+	return filepath.Join(r.CommonDir, "hooks"), true
+}
+
+// otherSystemConfigs are where a git built with another prefix than /usr may keep its system
+// configuration, which configSources takes to be /etc/gitconfig: <prefix>/etc/gitconfig of the
+// git that PATH names (as found, and with its links resolved), /usr/local and Homebrew's. None
+// when the system file is named or turned off.
+func (r *Repo) otherSystemConfigs() []string {
+	if system, off := systemConfig(r.env); off || system != "" {
+		return nil
+	}
+	out := []string{"/usr/local/etc/gitconfig", "/opt/homebrew/etc/gitconfig"}
+	if exe, err := exec.LookPath("git"); err == nil {
+		real, err := filepath.EvalSymlinks(exe)
+		if err != nil {
+			real = exe
+		}
+		for _, p := range []string{exe, real} {
+			out = append(out, filepath.Join(filepath.Dir(filepath.Dir(p)), "etc", "gitconfig"))
+		}
+	}
+	return out
+}
+
 // commentFromFiles is CommentString read from the configuration files; ok=false when git must
 // be asked.
 func (r *Repo) commentFromFiles() (string, bool) {
@@ -97,15 +154,26 @@ func (r *Repo) commentFromFiles() (string, bool) {
 // the worktree's own file aside.
 func (r *Repo) configSources() []string {
 	var files []string
-	switch nosystem := strings.ToLower(envValue(r.env, "GIT_CONFIG_NOSYSTEM")); {
-	case nosystem != "" && nosystem != "0" && nosystem != "false" && nosystem != "no" && nosystem != "off":
-	case envValue(r.env, "GIT_CONFIG_SYSTEM") != "":
-		files = append(files, envValue(r.env, "GIT_CONFIG_SYSTEM"))
+	switch system, off := systemConfig(r.env); {
+	case off:
+	case system != "":
+		files = append(files, system)
 	default:
 		files = append(files, "/etc/gitconfig")
 	}
 	files = append(files, r.globalConfigFiles()...)
 	return append(files, filepath.Join(r.CommonDir, "config"))
+}
+
+// systemConfig is the system configuration file env names (GIT_CONFIG_SYSTEM), and whether
+// env turns it off (GIT_CONFIG_NOSYSTEM).
+func systemConfig(env []string) (file string, off bool) {
+	switch nosystem := strings.ToLower(envValue(env, "GIT_CONFIG_NOSYSTEM")); {
+	case nosystem != "" && nosystem != "0" && nosystem != "false" && nosystem != "no" && nosystem != "off":
+		return "", true
+	default:
+		return envValue(env, "GIT_CONFIG_SYSTEM"), false
+	}
 }
 
 // globalConfigFiles are the user's configuration files, in git's order: GIT_CONFIG_GLOBAL, or

@@ -3,6 +3,8 @@ package gitexec_test
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -65,5 +67,102 @@ func TestCommentString(t *testing.T) {
 	t.Setenv("GIT_CONFIG_VALUE_0", "&")
 	if got := ask(); got != "&" {
 		t.Errorf("GIT_CONFIG_COUNT: %q, want &", got)
+	}
+}
+
+// HooksDir is where git runs the hooks from, as `git rev-parse --git-path hooks` says: without
+// a process when no configuration file can set core.hooksPath (the main and a linked
+// worktree), and from git wherever a file, an include or the worktree's own file can.
+func TestHooksDir(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	commitFiles(t, dir, map[string]string{"a.txt": "a\n"}, "init")
+	linked := filepath.Join(t.TempDir(), "linked")
+	git(t, dir, "worktree", "add", "-q", linked)
+	home := os.Getenv("HOME") // hermetic: GIT_CONFIG_GLOBAL is its .gitconfig
+	path := os.Getenv("PATH")
+	want := func(wt string) string {
+		t.Helper()
+		return filepath.Clean(git(t, wt, "rev-parse", "--path-format=absolute", "--git-path", "hooks"))
+	}
+	// Without git on PATH the answer must come from the files alone.
+	for _, wt := range []string{dir, linked} {
+		r := open(t, wt)
+		t.Setenv("PATH", "")
+		got, err := r.HooksDir(ctx)
+		t.Setenv("PATH", path)
+		if err != nil {
+			t.Fatalf("%s: HooksDir without starting git: %v", wt, err)
+		}
+		if w := want(wt); got != w {
+			t.Errorf("%s: HooksDir %q, git says %q", wt, got, w)
+		}
+	}
+	ask := func(what, wt string) {
+		t.Helper()
+		got, err := open(t, wt).HooksDir(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := want(wt); got != w {
+			t.Errorf("%s: HooksDir %q, git says %q", what, got, w)
+		}
+	}
+	git(t, dir, "config", "core.hooksPath", "local-hooks")
+	ask("local core.hooksPath", dir)
+	ask("local core.hooksPath, linked worktree", linked)
+	git(t, dir, "config", "--unset", "core.hooksPath")
+	writeFile(t, home, ".gitconfig", "[core]\n\thooksPath = /elsewhere/hooks\n")
+	ask("global core.hooksPath", dir)
+	writeFile(t, home, "other", "[core]\n\thooksPath = /included/hooks\n")
+	writeFile(t, home, ".gitconfig", "[include]\n\tpath = other\n")
+	ask("included core.hooksPath", dir)
+	writeFile(t, home, ".gitconfig", "")
+	git(t, dir, "config", "extensions.worktreeConfig", "true")
+	git(t, linked, "config", "--worktree", "core.hooksPath", "/worktree/hooks")
+	ask("the worktree's own core.hooksPath", linked)
+	git(t, linked, "config", "--worktree", "--unset", "core.hooksPath")
+}
+
+// A git built with another prefix than /usr keeps its system file in <prefix>/etc/gitconfig,
+// which HooksDir does not read as git would: a core.hooksPath there (found from the git that
+// PATH names) is left to git to resolve.
+func TestHooksDirOtherPrefix(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := t.TempDir()
+	mark := filepath.Join(prefix, "started")
+	writeFile(t, prefix, "bin/git", "#!/bin/sh\necho started >> '"+mark+"'\nexec '"+real+"' \"$@\"\n")
+	if err := os.Chmod(filepath.Join(prefix, "bin", "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Join(prefix, "bin"))
+	unsetenv(t, "GIT_CONFIG_NOSYSTEM")
+	t.Setenv("GIT_CONFIG_SYSTEM", "")
+	if err := os.Unsetenv("GIT_CONFIG_SYSTEM"); err != nil {
+		t.Fatal(err)
+	}
+	started := func() bool {
+		_, err := os.Stat(mark)
+		return err == nil
+	}
+	r := open(t, dir)
+	os.Remove(mark) // Open may have asked git
+	if _, err := r.HooksDir(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if started() {
+		t.Fatal("HooksDir started git with no configuration that can set core.hooksPath")
+	}
+	writeFile(t, prefix, "etc/gitconfig", "[core]\n\thooksPath = /system/hooks\n")
+	if _, err := open(t, dir).HooksDir(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !started() {
+		t.Error("HooksDir answered from the files with a core.hooksPath in <prefix>/etc/gitconfig")
 	}
 }

@@ -291,8 +291,9 @@ func materializedDir(repo *gitexec.Repo, a agent.Agent) string {
 }
 
 // autoHeal repairs the setup at every prompt (spec §5.3): .entire/.gitignore, the metadata
-// branch and the git hooks (also brought up to this version's scripts). Failures are only logged. Where the hooks live takes a git
-// process (core.hooksPath may come from any config file): it runs beside the turn's start, and
+// branch and the git hooks (also brought up to this version's scripts). Failures are only logged. Where the hooks live may take a git
+// process (core.hooksPath may come from any config file; gitexec.HooksDir reads the files
+// first): it runs beside the turn's start, and
 // the returned function, called once the turn has started, finishes the hooks' repair.
 func (h *hookRun) autoHeal(en *engine.Engine) (healed func()) {
 	if h.noHeal {
@@ -304,7 +305,7 @@ func (h *hookRun) autoHeal(en *engine.Engine) (healed func()) {
 	}
 	hooks := make(chan gitPath, 1)
 	go func() {
-		dir, err := h.repo.GitPath(h.e.ctx, "hooks")
+		dir, err := h.repo.HooksDir(h.e.ctx)
 		hooks <- gitPath{dir, err}
 	}()
 	if err := setup.EnsureGitignore(h.repo.TopLevel); err != nil {
@@ -442,7 +443,7 @@ func (h *hookRun) hooksWarning(source string) string {
 	if source != "" && source != "startup" {
 		return ""
 	}
-	dir, err := h.repo.GitPath(h.e.ctx, "hooks")
+	dir, err := h.repo.HooksDir(h.e.ctx)
 	if err != nil {
 		return ""
 	}
