@@ -42,7 +42,9 @@ func (r *Repo) CommitTree(ctx context.Context, tree OID, parents []OID, message 
 	}
 	out, err := r.git(ctx, call{stdin: strings.NewReader(message), beside: true}, args...)
 	if err != nil && identityMissing(err) {
-		r.identCache.noLearn() // the fallback's names are not what the key describes
+		// The fallback is learned like any identity: it follows from the same configuration
+		// files, variables and host name that the key follows, so while they are unchanged
+		// commit-tree would fail and the fallback give the same names again.
 		env, ferr := r.fallbackIdentity(ctx)
 		if ferr != nil {
 			return "", fmt.Errorf("commit tree: %w", ferr)

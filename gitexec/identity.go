@@ -84,14 +84,6 @@ func (r *Repo) useCachedIdentity() {
 	})
 }
 
-// noLearn drops the learning planned: the commit about to be written is not commit-tree's
-// usual answer.
-func (c *identityCache) noLearn() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.learn = false
-}
-
 // validIdent reports whether s is "Name <email>" as git writes it.
 func validIdent(s string) bool {
 	return strings.HasSuffix(s, ">") && strings.Count(s, "<") == 1 && strings.Count(s, ">") == 1 &&

@@ -155,3 +155,34 @@ func TestCachedIdentityNotUsed(t *testing.T) {
 		}
 	}
 }
+
+// Where git has no identity, the first commit takes the fallback's and learns it: later
+// processes write the same identity without running commit-tree (and failing) again, until a
+// configuration file changes.
+func TestCachedIdentityLearnsFallback(t *testing.T) {
+	dir, run, head, path := identityRepo(t)
+	run("", "config", "--unset", "user.name")
+	run("", "config", "--unset", "user.email")
+	run("", "config", "user.useConfigOnly", "true")
+	c, ran := commitWithCache(t, dir, path, head)
+	if !ran {
+		t.Fatal("the first commit did not run commit-tree")
+	}
+	want := "author " + fallbackName + " <" + fallbackEmail + ">"
+	if body := run("", "cat-file", "commit", string(c)); !strings.Contains(body, want) {
+		t.Fatalf("first commit without an identity:\n%s\nwant %q", body, want)
+	}
+	c, ran = commitWithCache(t, dir, path, head)
+	if ran {
+		t.Error("commit-tree ran again with the fallback identity learned")
+	}
+	if body := run("", "cat-file", "commit", string(c)); !strings.Contains(body, want) {
+		t.Errorf("second commit without an identity:\n%s\nwant %q", body, want)
+	}
+	run("", "config", "user.name", "Ann Config")
+	run("", "config", "user.email", "ann@config")
+	c, ran = commitWithCache(t, dir, path, head)
+	if !ran || !strings.Contains(run("", "cat-file", "commit", string(c)), "author Ann Config <ann@config>") {
+		t.Errorf("after an identity was configured: commit-tree ran %v, commit:\n%s", ran, run("", "cat-file", "commit", string(c)))
+	}
+}
