@@ -208,15 +208,16 @@ func identStamp(t time.Time) string {
 	return strconv.FormatInt(t.Unix(), 10) + " " + t.Local().Format("-0700")
 }
 
-// configOrigins lists the files git reads configuration from here; ok=false when it also
-// reads another kind of source, or a file includes others by branch (which the key does
-// not follow).
+// configOrigins lists the files git reads configuration from here, and the files they
+// include, present or not (one created later may set the identity); ok=false when it also
+// reads another kind of source, a file includes others by branch (which the key does not
+// follow), or an include names a path this reader does not resolve.
 func (r *Repo) configOrigins(ctx context.Context) ([]string, bool) {
 	out, err := r.git(ctx, call{}, "config", "--list", "--show-origin", "-z")
 	if err != nil {
 		return nil, false
 	}
-	var files []string
+	var files, included []string
 	fields := strings.Split(string(out), "\x00")
 	for i := 0; i+1 < len(fields); i += 2 {
 		origin, ok := strings.CutPrefix(fields[i], "file:")
@@ -227,6 +228,15 @@ func (r *Repo) configOrigins(ctx context.Context) ([]string, bool) {
 			origin = filepath.Join(r.TopLevel, origin)
 		}
 		files = append(files, origin)
+		key, val, _ := strings.Cut(fields[i+1], "\n")
+		if key = strings.ToLower(key); key == "include.path" ||
+			strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path") {
+			target, ok := r.includeTarget(origin, val)
+			if !ok {
+				return nil, false
+			}
+			included = append(included, target)
+		}
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
@@ -236,5 +246,29 @@ func (r *Repo) configOrigins(ctx context.Context) ([]string, bool) {
 			return nil, false
 		}
 	}
-	return files, true
+	files = append(files, included...)
+	slices.Sort(files)
+	return slices.Compact(files), true
+}
+
+// includeTarget is the file an include.path (or includeIf's path) value names in the
+// configuration file origin, as git resolves it: "~/" is the home directory, a relative path
+// is relative to origin's directory. ok=false for what this reader leaves alone (another
+// user's home, git's install prefix, an empty value).
+func (r *Repo) includeTarget(origin, val string) (string, bool) {
+	switch {
+	case val == "" || strings.HasPrefix(val, "%(prefix)"):
+		return "", false
+	case strings.HasPrefix(val, "~/"):
+		home := envValue(r.env, "HOME")
+		if home == "" {
+			return "", false
+		}
+		return filepath.Join(home, val[2:]), true
+	case strings.HasPrefix(val, "~"):
+		return "", false
+	case filepath.IsAbs(val):
+		return filepath.Clean(val), true
+	}
+	return filepath.Join(filepath.Dir(origin), val), true
 }

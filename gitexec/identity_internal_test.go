@@ -186,3 +186,38 @@ func TestCachedIdentityLearnsFallback(t *testing.T) {
 		t.Errorf("after an identity was configured: commit-tree ran %v, commit:\n%s", ran, run("", "cat-file", "commit", string(c)))
 	}
 }
+
+// A configuration file may include one that does not exist yet: the learned identity (the
+// fallback's here) holds only until that file is created, for it may set the identity.
+func TestCachedIdentityFollowsMissingInclude(t *testing.T) {
+	dir, run, head, path := identityRepo(t)
+	run("", "config", "--unset", "user.name")
+	run("", "config", "--unset", "user.email")
+	home := os.Getenv("HOME")
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[include]\n\tpath = ~/.gitconfig.id\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("", "config", "include.path", "../local.id") // relative to .git/config
+	want := "author " + fallbackName + " <" + fallbackEmail + ">"
+	c, _ := commitWithCache(t, dir, path, head)
+	if body := run("", "cat-file", "commit", string(c)); !strings.Contains(body, want) {
+		t.Fatalf("first commit without an identity:\n%s\nwant %q", body, want)
+	}
+	if _, ran := commitWithCache(t, dir, path, head); ran {
+		t.Fatal("commit-tree ran again with the fallback identity learned")
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig.id"), []byte("[user]\n\tname = Dee Included\n\temail = dee@included\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, ran := commitWithCache(t, dir, path, head)
+	if !ran || !strings.Contains(run("", "cat-file", "commit", string(c)), "author Dee Included <dee@included>") {
+		t.Errorf("after the included file was created: commit-tree ran %v, commit:\n%s", ran, run("", "cat-file", "commit", string(c)))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "local.id"), []byte("[user]\n\temail = eve@local\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, ran = commitWithCache(t, dir, path, head)
+	if !ran || !strings.Contains(run("", "cat-file", "commit", string(c)), "author Dee Included <eve@local>") {
+		t.Errorf("after the repository's included file was created: commit-tree ran %v, commit:\n%s", ran, run("", "cat-file", "commit", string(c)))
+	}
+}
