@@ -270,7 +270,14 @@ func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(stri
 		if keep[o.State.SessionID] {
 			continue
 		}
-		if err := en.removeState(ctx, o.State.SessionID, "entire clean"); err != nil {
+		err := en.RemoveSessionIf(ctx, o.State.SessionID, "entire clean", func(fresh session.State) error {
+			return changedSincePlan(o, fresh)
+		})
+		if errors.Is(err, errChangedSincePlan) {
+			done("Kept session state " + o.State.SessionID + ": a hook ran for it since the preview")
+			continue
+		}
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -280,6 +287,24 @@ func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(stri
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// errChangedSincePlan reports an orphaned state that a hook changed after PlanClean listed it.
+var errChangedSincePlan = errors.New("changed since the preview")
+
+// changedSincePlan checks, on the state read under the session's lock, that an orphaned state
+// is still the one PlanClean listed: a hook of its worktree that ran since (a prompt, a commit
+// it linked, whose checkpoint it now owes) brought it back, and deleted it would lose that.
+// A removed worktree's session has no hook left; it may owe only what finishGone could not
+// write, and is then kept already.
+func changedSincePlan(o OrphanState, fresh session.State) error {
+	if o.WorktreeGone {
+		return nil
+	}
+	if lastActivity(fresh).After(lastActivity(o.State)) || owesRecord(fresh) {
+		return errChangedSincePlan
+	}
+	return nil
 }
 
 // finishGone writes the checkpoints a removed worktree's session owes for commits it linked,

@@ -307,3 +307,46 @@ func TestDiscardRefusesOwedCheckpoint(t *testing.T) {
 		t.Errorf("clean plans to delete %+v", plan.States)
 	}
 }
+
+// A hook that runs for an orphaned state between clean's plan and its removal (a prompt, or a
+// commit that session linked, whose checkpoint it now owes) keeps the state: clean deletes what it
+// previewed, not a session that came back since.
+func TestCleanKeepsStateChangedSincePlan(t *testing.T) {
+	ctx := context.Background()
+	en, head := mtEngine(t)
+	mtState(t, en, session.State{SessionID: "quiet", BaseCommit: head, Phase: session.PhaseIdle, LastInteractionTime: ago(time.Hour)})
+	mtState(t, en, session.State{SessionID: "other", BaseCommit: head, Phase: session.PhaseIdle, LastInteractionTime: ago(time.Hour)})
+	prompted := session.State{SessionID: "prompted", BaseCommit: head, Phase: session.PhaseIdle, LastInteractionTime: ago(time.Hour)}
+	mtState(t, en, prompted)
+	plan, err := en.PlanClean(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.States) != 3 {
+		t.Fatalf("plan.States = %+v, want the three sessions", plan.States)
+	}
+	// A prompt of one session, and a commit the other linked, whose checkpoint it now owes.
+	prompted.Phase, prompted.LastInteractionTime = session.PhaseActive, ago(0)
+	mtState(t, en, prompted)
+	sess, err := en.Store.Open("quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Append(en.Event(events.CommitPrepared{CheckpointID: "aaaaaaaaaaaa"}),
+		en.Event(events.GitCommitted{Commit: head, CheckpointID: "aaaaaaaaaaaa"})); err != nil {
+		t.Fatal(err)
+	}
+	if len(sess.State.Recorder.Pending) != 1 {
+		t.Fatalf("pending = %+v, want the commit's checkpoint", sess.State.Recorder.Pending)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	if err := en.Clean(ctx, plan, func(l string) { lines = append(lines, l) }); err != nil {
+		t.Fatal(err)
+	}
+	if ids := mtIDs(t, en); !slices.Equal(ids, []string{"prompted", "quiet"}) {
+		t.Errorf("states left = %v, want [prompted quiet] (clean said %q)", ids, lines)
+	}
+}
