@@ -18,8 +18,9 @@ type pushCmd struct {
 }
 
 // defaultPushRemote is where a plain `git push` of the current branch goes, by git's rules:
-// branch.<name>.pushRemote, remote.pushDefault, branch.<name>.remote; else origin. A
-// repository whose remote is not named origin previews its push there, not an error.
+// branch.<name>.pushRemote, remote.pushDefault, branch.<name>.remote; else the only remote
+// configured, when there is one; else origin. A repository whose remote is not named origin
+// previews its push there, not an error.
 func defaultPushRemote(e *env, repo *gitexec.Repo) string {
 	branch, ok, err := repo.HeadBranch(e.ctx)
 	keys := []string{"remote.pushDefault"}
@@ -30,6 +31,11 @@ func defaultPushRemote(e *env, repo *gitexec.Repo) string {
 		if v, ok, err := repo.ConfigGet(e.ctx, k); err == nil && ok && v != "" && v != "." {
 			return v
 		}
+	}
+	// A branch without an upstream: git pushes to the only remote (`git push -u`, or
+	// push.default current, or push.autoSetupRemote), as it names in its advice.
+	if remotes, err := repo.Remotes(e.ctx); err == nil && len(remotes) == 1 {
+		return remotes[0]
 	}
 	return "origin"
 }
