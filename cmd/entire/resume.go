@@ -110,6 +110,8 @@ func (c *resumeCmd) Run(e *env) error {
 			continue
 		case r.Status == history.RestoreUpToDate:
 			fmt.Fprintf(e.stderr, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
+		case r.Status == history.RestoreElsewhere:
+			fmt.Fprintf(e.stderr, "  left the transcript of %s alone at %s: another checkout's, with entries the checkpoint lacks\n", r.SessionID, r.Path)
 		default:
 			if err := history.WriteTranscript(r); err != nil {
 				return err
@@ -237,9 +239,10 @@ func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *history.ResumeP
 
 // restoreNote says what restoring does to a session's local transcript.
 var restoreNote = map[history.RestoreStatus]string{
-	history.RestoreNew:      "new",
-	history.RestoreUpToDate: "unchanged",
-	history.RestoreBehind:   "checkpoint is newer",
+	history.RestoreNew:       "new",
+	history.RestoreUpToDate:  "unchanged",
+	history.RestoreBehind:    "checkpoint is newer",
+	history.RestoreElsewhere: "another checkout's, left alone",
 }
 
 func lines(n int) string { return plural(n, "line", "lines") }

@@ -98,6 +98,10 @@ const (
 	RestoreUpToDate                      // the local file already has exactly this content
 	RestoreBehind                        // the local file is an earlier part of the checkpoint's: write it
 	RestoreConflict                      // the local file has content the checkpoint's lacks: only with consent
+	// RestoreElsewhere: the file at Path has content the checkpoint's lacks, and it is another
+	// checkout's (the agent run here looks for the session elsewhere: Also): its session goes on
+	// there, so it is left alone, whatever is chosen, and only the copy here is written.
+	RestoreElsewhere
 )
 
 // TranscriptRestore is one session's transcript as resume would write it.
@@ -356,7 +360,8 @@ func (en *History) restoreFor(s checkpoint.Slot, place TranscriptPlace) (Transcr
 		return TranscriptRestore{}, fmt.Sprintf("session %s: no known transcript location", m.SessionID)
 	}
 	r := TranscriptRestore{SessionID: m.SessionID, Agent: m.Agent, Path: path, Data: s.Transcript, Lines: countLines(s.Transcript)}
-	r.Also = localCopy(path, m, place, s.Transcript)
+	own := ownPlace(path, m, place)
+	r.Also = localCopy(own, s.Transcript)
 	if p := s.AllPrompts(); len(p) > 0 {
 		r.Prompt = session.FirstPrompt(p[0])
 	}
@@ -373,6 +378,10 @@ func (en *History) restoreFor(s checkpoint.Slot, place TranscriptPlace) (Transcr
 		r.Status = RestoreConflict
 		if bytes.HasPrefix(s.Transcript, local) {
 			r.Status = RestoreBehind // nothing local is lost
+		} else if own != "" && !en.recordedHere(m.SessionID, path) {
+			// Another checkout's transcript on this machine, gone on since the checkpoint: its
+			// session may be live there, and overwritten its newer turns would be lost.
+			r.Status = RestoreElsewhere
 		}
 	}
 	return r, ""
@@ -393,15 +402,21 @@ func (en *History) transcriptDestination(m checkpoint.CommittedMetadata, def Def
 	return ""
 }
 
-// localCopy is TranscriptRestore.Also for a transcript restored at path: the agent's location
-// for the session in this checkout, when it is in another directory than path (the spec's
-// place, the recorded transcript_path under $HOME, names the checkout the session ran in, and
-// Claude Code keeps sessions by the checkout's path: run in this one, on another machine or in
-// another clone or worktree on this one, it would not read path) and nothing is there yet, or
-// an earlier part of data (the session continued elsewhere since: nothing there is lost).
-// Where transcripts go is set for the tests (place.Override), a copy goes only when path's
-// directory does not exist yet.
-func localCopy(path string, m checkpoint.CommittedMetadata, place TranscriptPlace, data []byte) string {
+// recordedHere reports a session this worktree records with its transcript at path: that file
+// is this checkout's even where the agent run here would look elsewhere (the agent started in
+// a subdirectory, the test's transcript place).
+func (en *History) recordedHere(id, path string) bool {
+	s, err := en.Store.Peek(id)
+	return err == nil && s.Exists() && s.TranscriptPath == path && s.WorktreeID == en.Repo.WorktreeID()
+}
+
+// ownPlace is the agent's location for the session in this checkout when it is in another
+// directory than path, the place resume restores at (the spec's place, the recorded
+// transcript_path under $HOME, names the checkout the session ran in, and Claude Code keeps
+// sessions by the checkout's path: run in this one, on another machine or in another clone or
+// worktree on this one, it would not read path); "" otherwise. Where transcripts go is set for
+// the tests (place.Override), only when path's directory does not exist yet.
+func ownPlace(path string, m checkpoint.CommittedMetadata, place TranscriptPlace) string {
 	if place.Default == nil {
 		return ""
 	}
@@ -412,11 +427,20 @@ func localCopy(path string, m checkpoint.CommittedMetadata, place TranscriptPlac
 	if also == "" || filepath.Dir(also) == filepath.Dir(path) {
 		return ""
 	}
-	if _, err := os.Lstat(also); errors.Is(err, fs.ErrNotExist) {
-		return also
+	return also
+}
+
+// localCopy is TranscriptRestore.Also: own (ownPlace) when nothing is there yet, or an earlier
+// part of data (the session continued elsewhere since: nothing there is lost).
+func localCopy(own string, data []byte) string {
+	if own == "" {
+		return ""
 	}
-	if local, err := os.ReadFile(also); err == nil && len(local) < len(data) && bytes.HasPrefix(data, local) {
-		return also
+	if _, err := os.Lstat(own); errors.Is(err, fs.ErrNotExist) {
+		return own
+	}
+	if local, err := os.ReadFile(own); err == nil && len(local) < len(data) && bytes.HasPrefix(data, local) {
+		return own
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -21,10 +22,11 @@ import (
 
 func TestRestoreFor(t *testing.T) {
 	home := t.TempDir()
-	en := New(&engine.Engine{Home: home, Store: session.NewStore(t.TempDir())})
+	en := New(&engine.Engine{Home: home, Store: session.NewStore(t.TempDir()), Repo: gittest.Repo(t)})
 	def := func(agent, sid string) string { return filepath.Join(home, "default", sid+".jsonl") }
 	place := TranscriptPlace{Default: def}
 	override := TranscriptPlace{Override: filepath.Join(home, "claude-project"), Default: def}
+	sameDir := TranscriptPlace{Default: func(agent, sid string) string { return filepath.Join(home, ".claude", "projects", "p", sid+".jsonl") }}
 	rel := ".claude/projects/p/s.jsonl"
 	abs := filepath.Join(home, filepath.FromSlash(rel))
 	data := []byte("a\nb\n")
@@ -43,9 +45,12 @@ func TestRestoreFor(t *testing.T) {
 		{name: "missing", slot: slot(engine.AgentClaudeCode, rel, data), want: RestoreNew, path: abs},
 		{name: "same", slot: slot(engine.AgentClaudeCode, rel, data), local: "a\nb\n", want: RestoreUpToDate, path: abs},
 		{name: "older prefix", slot: slot(engine.AgentClaudeCode, rel, data), local: "a\n", want: RestoreBehind, path: abs},
-		{name: "differs, as long", slot: slot(engine.AgentClaudeCode, rel, data), local: "x\ny\n", want: RestoreConflict, path: abs},
-		{name: "differs, shorter", slot: slot(engine.AgentClaudeCode, rel, data), local: "x\n", want: RestoreConflict, path: abs},
-		{name: "newer", slot: slot(engine.AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreConflict, path: abs},
+		{name: "differs, as long", slot: slot(engine.AgentClaudeCode, rel, data), local: "x\ny\n", place: &sameDir, want: RestoreConflict, path: abs},
+		{name: "differs, shorter", slot: slot(engine.AgentClaudeCode, rel, data), local: "x\n", place: &sameDir, want: RestoreConflict, path: abs},
+		{name: "newer", slot: slot(engine.AgentClaudeCode, rel, data), local: "a\nb\nc", place: &sameDir, want: RestoreConflict, path: abs},
+		// The agent run here looks in another directory, and no session here records the
+		// transcript: the file is another checkout's, left alone.
+		{name: "newer, another checkout's", slot: slot(engine.AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreElsewhere, path: abs},
 		{name: "escaping path", slot: slot(engine.AgentClaudeCode, "../evil.jsonl", data), want: RestoreNew, path: def("", "s")},
 		{name: "no path", slot: slot(engine.AgentClaudeCode, "", data), want: RestoreNew, path: def("", "s")},
 		{name: "claude project dir set", slot: slot(engine.AgentClaudeCode, rel, data), place: &override, want: RestoreNew,
@@ -89,6 +94,34 @@ func TestRestoreFor(t *testing.T) {
 				t.Fatalf("restore = %+v (%q), want status %v at %s", r, why, tc.want, tc.path)
 			}
 		})
+	}
+}
+
+// A transcript that went on past the checkpoint at the recorded path is this checkout's when
+// a session of this worktree records it there, though the agent run here would look elsewhere
+// (started in a subdirectory): overwriting it takes consent, as always.
+func TestRestoreForRecordedHere(t *testing.T) {
+	home := t.TempDir()
+	en := New(&engine.Engine{Home: home, Store: session.NewStore(t.TempDir()), Repo: gittest.Repo(t)})
+	place := TranscriptPlace{Default: func(agent, sid string) string { return filepath.Join(home, "default", sid+".jsonl") }}
+	abs := filepath.Join(home, ".claude", "projects", "p", "s.jsonl")
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(abs, []byte("a\nb\nc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	slot := checkpoint.Slot{Meta: checkpoint.CommittedMetadata{SessionID: "s", Agent: engine.AgentClaudeCode,
+		TranscriptPath: ".claude/projects/p/s.jsonl"}, Transcript: []byte("a\nb\n")}
+	if r, _ := en.restoreFor(slot, place); r.Status != RestoreElsewhere {
+		t.Fatalf("no session here: status %v, want RestoreElsewhere", r.Status)
+	}
+	if err := en.Store.WriteSnapshot(session.State{SessionID: "s", TranscriptPath: abs, BaseCommit: "abc",
+		StartedAt: time.Now(), Phase: session.PhaseIdle}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := en.restoreFor(slot, place); r.Status != RestoreConflict {
+		t.Fatalf("recorded here: status %v, want RestoreConflict", r.Status)
 	}
 }
 
