@@ -171,11 +171,20 @@ func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal, remotes
 	if len(remotes) == 0 {
 		remotes = []string{resumeRemote} // says there is no such remote
 	}
+	// A remote that cannot be fetched does not keep the next one from being asked; its error is
+	// the answer when no remote has the branch.
 	var fetched history.BranchTarget
+	var failed error
 	for _, remote := range remotes {
-		if fetched, err = history.New(en).FetchBranch(e.ctx, c.Branch, remote); !errors.Is(err, history.ErrBranchNotFound) {
+		if fetched, err = history.New(en).FetchBranch(e.ctx, c.Branch, remote); err == nil {
 			break
 		}
+		if failed == nil && !errors.Is(err, history.ErrBranchNotFound) {
+			failed = err
+		}
+	}
+	if err != nil && failed != nil {
+		err = failed
 	}
 	switch {
 	case err == nil:

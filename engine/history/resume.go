@@ -281,6 +281,9 @@ func (en *History) ReaderWithCheckpoint(ctx context.Context, id string, remotes 
 	if err != nil {
 		return nil, err
 	}
+	// A remote that cannot be fetched (unreachable, or a stale URL) does not keep the next one
+	// from being asked; it is the error only when no remote brought the checkpoint.
+	var failed []error
 	for _, remote := range remotes {
 		if _, err := rd.Resolve(ctx, id); !errors.Is(err, checkpoint.ErrCheckpointNotFound) {
 			return rd, nil
@@ -293,10 +296,18 @@ func (en *History) ReaderWithCheckpoint(ctx context.Context, id string, remotes 
 		}
 		fmt.Fprintf(en.Stderr, "Checkpoint %s is not in the local record; fetching %s from %s...\n", id, checkpoint.MetadataBranch, remote)
 		if err := en.Sharing().FetchRecord(ctx, remote); err != nil {
-			return nil, fmt.Errorf("fetch %s from %s: %w", checkpoint.MetadataBranch, remote, err)
+			err = fmt.Errorf("fetch %s from %s: %w", checkpoint.MetadataBranch, remote, err)
+			fmt.Fprintf(en.Stderr, "  %v\n", err)
+			failed = append(failed, err)
+			continue
 		}
 		if rd, err = checkpoint.NewReader(ctx, en.Repo); err != nil {
 			return nil, err
+		}
+	}
+	if len(failed) > 0 {
+		if _, err := rd.Resolve(ctx, id); errors.Is(err, checkpoint.ErrCheckpointNotFound) {
+			return nil, errors.Join(failed...)
 		}
 	}
 	return rd, nil
