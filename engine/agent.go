@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -286,6 +287,12 @@ func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		// start opened, before the first prompt): nothing the worktree gained is the agent's.
 		in.Edited, in.Dirty = nil, nil
 	}
+	if !s.Exists() {
+		// No turn start is known (a Stop arriving after its session ended and was retired, or
+		// after its state was removed): nothing says what was dirty before the turn, so only
+		// the dirty files the transcript shows the agent editing are its, not the user's edits.
+		in.Dirty = onlyIn(in.Dirty, in.Edited)
+	}
 	if len(scan.ModifiedFiles) > 0 {
 		en.startWorktreeChanges(ctx, wt.Head, in.Dirty)
 		defer en.settleAhead()
@@ -303,6 +310,17 @@ func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		in.Captured = en.captureFiles(ctx, in.CheckpointID, session.AutoCommitFiles(s, in))
 	}
 	return en.Run(ctx, sess, en.Event(in))
+}
+
+// onlyIn is the elements of list that keep holds, in list's order; nil when none.
+func onlyIn(list, keep []string) []string {
+	var out []string
+	for _, x := range list {
+		if slices.Contains(keep, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // subagentUsage is the usage of the subagents a turn's lines report (entire-format.md §12.3),
