@@ -77,23 +77,37 @@ func (r *Repo) HooksDir(ctx context.Context) (string, error) {
 // hooksDirFromFiles is HooksDir from the configuration files alone; ok=false when git must be
 // asked.
 func (r *Repo) hooksDirFromFiles() (string, bool) {
-	if _, err := os.Lstat(filepath.Join(r.GitDir, "config.worktree")); !errors.Is(err, os.ErrNotExist) {
+	ok := r.scanConfigFiles(append(r.configSources(), r.otherSystemConfigs()...), func(_, low string) bool {
+		return !strings.Contains(low, "hookspath")
+	})
+	if !ok {
 		return "", false
 	}
-	for _, f := range append(r.configSources(), r.otherSystemConfigs()...) {
+	return filepath.Join(r.CommonDir, "hooks"), true
+}
+
+// scanConfigFiles reads the configuration files, in order, for an answer from the files
+// alone: false when git must be asked, because the worktree has a file of its own, a file
+// cannot be read or includes another, or visit (given each file's text and its lowercase)
+// says so. Missing files are skipped.
+func (r *Repo) scanConfigFiles(files []string, visit func(data, low string) bool) bool {
+	if _, err := os.Lstat(filepath.Join(r.GitDir, "config.worktree")); !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return "", false
+			return false
 		}
 		low := strings.ToLower(string(data))
-		if strings.Contains(low, "include") || strings.Contains(low, "hookspath") {
-			return "", false
+		if strings.Contains(low, "include") || !visit(string(data), low) {
+			return false
 		}
 	}
-	return filepath.Join(r.CommonDir, "hooks"), true
+	return true
 }
 
 // otherSystemConfigs are where a git built with another prefix than /usr may keep its system
@@ -120,34 +134,18 @@ func (r *Repo) otherSystemConfigs() []string {
 // commentFromFiles is CommentString read from the configuration files; ok=false when git must
 // be asked.
 func (r *Repo) commentFromFiles() (string, bool) {
-	if _, err := os.Lstat(filepath.Join(r.GitDir, "config.worktree")); !errors.Is(err, os.ErrNotExist) {
-		return "", false
-	}
 	value := "#"
-	for _, f := range r.configSources() {
-		data, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return "", false
-		}
-		low := strings.ToLower(string(data))
-		if strings.Contains(low, "include") {
-			return "", false
-		}
+	ok := r.scanConfigFiles(r.configSources(), func(data, low string) bool {
 		if !strings.Contains(low, "comment") {
-			continue
+			return true
 		}
-		vals, ok := coreValues(string(data), commentKeys)
-		if !ok {
-			return "", false
-		}
-		if len(vals) > 0 {
+		vals, ok := coreValues(data, commentKeys)
+		if ok && len(vals) > 0 {
 			value = vals[len(vals)-1]
 		}
-	}
-	return value, true
+		return ok
+	})
+	return value, ok
 }
 
 // configSources are the configuration files git reads here, in its order (a later value wins),
