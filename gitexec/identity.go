@@ -90,9 +90,10 @@ func validIdent(s string) bool {
 		!strings.ContainsAny(s, "\n\x00")
 }
 
-// configFiles are the configuration files git may read for this repository, present or not.
+// configFiles are the configuration files git may read for this repository, present or not,
+// with the system files of a git built with another prefix (otherSystemConfigs).
 func (r *Repo) configFiles() []string {
-	return append(r.configSources(), filepath.Join(r.GitDir, "config.worktree"))
+	return append(append(r.configSources(), r.otherSystemConfigs()...), filepath.Join(r.GitDir, "config.worktree"))
 }
 
 // identityKey digests what the identity depends on, with the configuration files and extra;

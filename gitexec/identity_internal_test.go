@@ -221,3 +221,36 @@ func TestCachedIdentityFollowsMissingInclude(t *testing.T) {
 		t.Errorf("after the repository's included file was created: commit-tree ran %v, commit:\n%s", ran, run("", "cat-file", "commit", string(c)))
 	}
 }
+
+// A system configuration file where a git built with another prefix keeps it (<prefix>/etc/
+// gitconfig of the git on PATH), created after the identity was learned, is followed by the
+// key as HooksDir follows it: the next commit asks commit-tree again.
+func TestCachedIdentityFollowsOtherSystemFile(t *testing.T) {
+	dir, _, head, path := identityRepo(t)
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(prefix, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(prefix, "bin", "git"), []byte("#!/bin/sh\nexec '"+real+"' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Join(prefix, "bin"))
+	os.Unsetenv("GIT_CONFIG_NOSYSTEM")
+	commitWithCache(t, dir, path, head)
+	if _, ran := commitWithCache(t, dir, path, head); ran {
+		t.Fatal("commit-tree ran with a current identity file")
+	}
+	if err := os.MkdirAll(filepath.Join(prefix, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(prefix, "etc", "gitconfig"), []byte("[user]\n\tname = Sys Admin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ran := commitWithCache(t, dir, path, head); !ran {
+		t.Error("commit-tree did not run after <prefix>/etc/gitconfig appeared")
+	}
+}
