@@ -63,6 +63,12 @@ func (c *cleanCmd) Run(e *env) error {
 			for _, c := range o.Owed {
 				fmt.Fprintf(e.stdout, "    owes checkpoint %s of commit %s, not written yet: written first, from its shadow branch and transcript\n", c.Commit.CheckpointID, short(c.Commit.Commit, 7))
 			}
+			if p := o.Prepared; p != nil {
+				fmt.Fprintf(e.stdout, "    owes checkpoint %s of commit %s, whose post-commit never recorded it: written first, from its transcript\n", p.CheckpointID, short(p.Commit, 7))
+			}
+			if o.PreparedNowhere != "" {
+				fmt.Fprintf(e.stdout, "    prepared checkpoint %s, which no commit on a branch or in a reflog names (aborted, or gone with its branch): nothing to write\n", o.PreparedNowhere)
+			}
 			if o.UnmadeCommits > 0 {
 				fmt.Fprintf(e.stdout, "    auto-commits of turns never made: %d (not made now: the worktree they were for is gone)\n", o.UnmadeCommits)
 			}

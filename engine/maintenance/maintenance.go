@@ -56,6 +56,16 @@ type OrphanState struct {
 	// UnmadeCommits counts the auto-commits of turns that were never made: their changes
 	// went with the worktree. Only for WorktreeGone.
 	UnmadeCommits int
+	// Prepared is the commit prepare-commit-msg linked in the removed worktree (its trailer
+	// names the session's prepared checkpoint) whose post-commit never recorded it (killed
+	// before it journaled the commit): its checkpoint is not written, and Clean writes it
+	// before the state goes, as `entire doctor --force` would. Found on a branch (the
+	// worktree's outlives it), a remote-tracking branch, else a reflog. Only for WorktreeGone.
+	Prepared *DanglingTrailer
+	// PreparedNowhere is the session's prepared checkpoint ID when it is not written and no
+	// such commit was found (the commit was aborted, or is gone with its branch): nothing
+	// names it, and nothing can be written. Only for WorktreeGone.
+	PreparedNowhere string
 }
 
 // OrphanCheckpoint is an auto-commit checkpoint no commit names any more (spec §3.9): the
@@ -124,8 +134,11 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 	var committed map[string]bool
 	for _, s := range states {
 		if en.WorktreeGone(s) {
-			plan.States = append(plan.States, OrphanState{State: s, WorktreeGone: true,
-				Owed: s.Recorder.Pending, UnmadeCommits: len(s.Recorder.Commits)})
+			o := OrphanState{State: s, WorktreeGone: true, Owed: s.Recorder.Pending, UnmadeCommits: len(s.Recorder.Commits)}
+			if err := en.findPrepared(ctx, &o); err != nil {
+				return plan, err
+			}
+			plan.States = append(plan.States, o)
 			continue
 		}
 		if _, ok := branches[session.ShadowBranch(s.BaseCommit, s.WorktreeID)]; ok || en.Now().Sub(lastActivity(s)) < orphanAge {
@@ -206,6 +219,42 @@ func (en *Maintenance) namedCheckpoints(ctx context.Context) (map[string]bool, e
 	return named, nil
 }
 
+// findPrepared sets o.Prepared (or o.PreparedNowhere) when the removed worktree's session
+// prepared a checkpoint that is neither written nor pending: its commit's post-commit never
+// recorded it, and no hook from that worktree ever will.
+func (en *Maintenance) findPrepared(ctx context.Context, o *OrphanState) error {
+	id := o.State.Recorder.PreparedID
+	if id == "" || slices.ContainsFunc(o.Owed, func(c session.Condense) bool { return c.Commit.CheckpointID == id }) {
+		return nil
+	}
+	rd, err := checkpoint.NewReader(ctx, en.Repo)
+	if err != nil {
+		return err
+	}
+	if _, err := rd.Resolve(ctx, id); !errors.Is(err, checkpoint.ErrCheckpointNotFound) {
+		return err // written (nil), or the record cannot be read
+	}
+	// A commit on a branch first (the newest, should an amend have kept the trailer), then one
+	// only a reflog still holds (the branch was reset or deleted since).
+	for _, refs := range [][]string{{"--exclude=entire/*", "--branches", "--exclude=*/entire/*", "--remotes"}, {"--reflog"}} {
+		args := append([]string{"log"}, refs...)
+		args = append(args, "--fixed-strings", "--grep=Entire-Checkpoint: "+id, "--format=%H%x00%B%x01")
+		out, err := en.Repo.Run(ctx, nil, args...)
+		if err != nil {
+			return fmt.Errorf("find the commit of checkpoint %s: %w", id, err)
+		}
+		for _, rec := range strings.Split(string(out), "\x01") {
+			commit, msg, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x00")
+			if ok && slices.Contains(checkpoint.CheckpointTrailers(msg), id) {
+				o.Prepared = &DanglingTrailer{Commit: commit, CheckpointID: id, Session: o.State.SessionID}
+				return nil
+			}
+		}
+	}
+	o.PreparedNowhere = id
+	return nil
+}
+
 // WorktreeGone reports a session of a linked worktree git no longer has: its directory under
 // the common dir's worktrees/ is gone (git worktree remove or prune deleted it). A moved
 // repository or a worktree git still lists is not gone: its sessions may go on.
@@ -233,10 +282,16 @@ func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(stri
 	// the shadow branch is still there; a session whose checkpoint cannot be written is kept.
 	keep := map[string]bool{}
 	for _, o := range plan.States {
-		if !o.WorktreeGone || len(o.Owed) == 0 {
+		if !o.WorktreeGone || len(o.Owed) == 0 && o.Prepared == nil {
 			continue
 		}
-		if err := en.finishGone(ctx, o.State.SessionID, done); err != nil {
+		err := en.finishGone(ctx, o.State.SessionID, done)
+		if err == nil && o.Prepared != nil {
+			if err = en.RepairTrailer(ctx, *o.Prepared); err == nil {
+				done("Wrote checkpoint " + o.Prepared.CheckpointID + " of session " + o.State.SessionID + " (commit " + gitexec.OID(o.Prepared.Commit).Short(7) + ")")
+			}
+		}
+		if err != nil {
 			errs = append(errs, err)
 			keep[o.State.SessionID] = true
 			done("Kept session state " + o.State.SessionID + ": its owed checkpoint could not be written (see .entire/logs/entire.log)")
