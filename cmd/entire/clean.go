@@ -92,11 +92,17 @@ func (c *cleanCmd) Run(e *env) error {
 			fmt.Fprintf(e.stdout, "  %s (session %s, %s)\n", o.ID, orUnknown(o.SessionID), o.CreatedAt.UTC().Format("2006-01-02 15:04"))
 		}
 	}
+	if len(plan.Identities) > 0 {
+		fmt.Fprintln(e.stdout, "Cached git identities of removed worktrees (.git/entire-sessions/identity@<worktree>):")
+		for _, name := range plan.Identities {
+			fmt.Fprintf(e.stdout, "  %s\n", name)
+		}
+	}
 	if !c.Force {
 		fmt.Fprintln(e.stdout, "Nothing was deleted. Run with --force to delete these items.")
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Deleted %d items:\n", len(plan.Branches)+len(plan.States)+len(plan.Checkpoints))
+	fmt.Fprintf(e.stdout, "Deleted %d items:\n", len(plan.Branches)+len(plan.States)+len(plan.Checkpoints)+len(plan.Identities))
 	return maintenance.New(en).Clean(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, "  "+line) })
 }
 

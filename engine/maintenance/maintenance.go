@@ -81,11 +81,42 @@ type CleanPlan struct {
 	Branches    []OrphanBranch
 	States      []OrphanState
 	Checkpoints []OrphanCheckpoint
+	// Identities are the names of the linked worktrees git no longer has whose cached git
+	// identity (entire-sessions/identity@<name>) is still there.
+	Identities []string
 }
 
 // Empty reports whether there is nothing to clean.
 func (p CleanPlan) Empty() bool {
-	return len(p.Branches) == 0 && len(p.States) == 0 && len(p.Checkpoints) == 0
+	return len(p.Branches) == 0 && len(p.States) == 0 && len(p.Checkpoints) == 0 && len(p.Identities) == 0
+}
+
+// identityPrefix begins the name of a linked worktree's cached git identity in the sessions
+// directory (engine.New): identity@<worktree name>.
+const identityPrefix = "identity@"
+
+// orphanIdentities are the names of the worktrees whose cached identity outlived them: no
+// <common-dir>/worktrees/<name> any more. A worktree added again under that name learns its
+// identity afresh, at the cost of one git process.
+func (en *Maintenance) orphanIdentities() ([]string, error) {
+	entries, err := os.ReadDir(en.Store.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list cached identities: %w", err)
+	}
+	var gone []string
+	for _, e := range entries {
+		name, ok := strings.CutPrefix(e.Name(), identityPrefix)
+		if !ok || !e.Type().IsRegular() || !filepath.IsLocal(name) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(en.Repo.CommonDir, "worktrees", name)); errors.Is(err, fs.ErrNotExist) {
+			gone = append(gone, name)
+		}
+	}
+	return gone, nil
 }
 
 // PlanClean finds orphaned shadow branches (no state refers to them as
@@ -155,6 +186,9 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 		if !committed[s.SessionID] {
 			plan.States = append(plan.States, OrphanState{State: s, LostWork: s.HasNewContent()})
 		}
+	}
+	if plan.Identities, err = en.orphanIdentities(); err != nil {
+		return plan, err
 	}
 	plan.Checkpoints, err = en.orphanCheckpoints(ctx)
 	return plan, err
@@ -340,6 +374,14 @@ func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(stri
 	}
 	if err := en.removeOrphanCheckpoints(ctx, plan.Checkpoints, done); err != nil {
 		errs = append(errs, err)
+	}
+	for _, name := range plan.Identities {
+		err := os.Remove(filepath.Join(en.Store.Dir, identityPrefix+name))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove the cached identity of worktree %s: %w", name, err))
+			continue
+		}
+		done("Deleted the cached git identity of the removed worktree " + name)
 	}
 	return errors.Join(errs...)
 }
