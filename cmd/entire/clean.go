@@ -98,11 +98,17 @@ func (c *cleanCmd) Run(e *env) error {
 			fmt.Fprintf(e.stdout, "  %s\n", name)
 		}
 	}
+	if len(plan.UndoSnapshots) > 0 {
+		fmt.Fprintln(e.stdout, "Rewind undo snapshots of removed worktrees (what `entire rewind --undo` would have put back there):")
+		for _, r := range plan.UndoSnapshots {
+			fmt.Fprintf(e.stdout, "  %s (snapshot %s)\n", r.Name, r.OID.Short(7))
+		}
+	}
 	if !c.Force {
 		fmt.Fprintln(e.stdout, "Nothing was deleted. Run with --force to delete these items.")
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Deleted %d items:\n", len(plan.Branches)+len(plan.States)+len(plan.Checkpoints)+len(plan.Identities))
+	fmt.Fprintf(e.stdout, "Deleted %d items:\n", len(plan.Branches)+len(plan.States)+len(plan.Checkpoints)+len(plan.Identities)+len(plan.UndoSnapshots))
 	return maintenance.New(en).Clean(e.ctx, plan, func(line string) { fmt.Fprintln(e.stdout, "  "+line) })
 }
 

@@ -3,8 +3,6 @@ package history
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,8 +57,7 @@ func (en *History) undoPath() string { return filepath.Join(en.Repo.GitDir, rewi
 
 // undoRef keeps this work tree's undo snapshot from garbage collection.
 func (en *History) undoRef() gitexec.RefName {
-	sum := sha256.Sum256([]byte(en.Repo.WorktreeID()))
-	return gitexec.RefName("refs/entire/rewind-undo/" + hex.EncodeToString(sum[:])[:6])
+	return gitexec.RefName(session.RewindUndoRef(en.Repo.WorktreeID()))
 }
 
 // PlanUndo works out putting back the state the last rewind replaced. It refuses when HEAD

@@ -84,11 +84,42 @@ type CleanPlan struct {
 	// Identities are the names of the linked worktrees git no longer has whose cached git
 	// identity (entire-sessions/identity@<name>) is still there.
 	Identities []string
+	// UndoSnapshots are the refs keeping the rewind undo snapshots of worktrees git no longer
+	// has: no `entire rewind --undo` can run there, and the snapshot (the work tree and
+	// transcripts a rewind replaced) is kept from garbage collection forever.
+	UndoSnapshots []gitexec.Ref
 }
 
 // Empty reports whether there is nothing to clean.
 func (p CleanPlan) Empty() bool {
-	return len(p.Branches) == 0 && len(p.States) == 0 && len(p.Checkpoints) == 0 && len(p.Identities) == 0
+	return len(p.Branches) == 0 && len(p.States) == 0 && len(p.Checkpoints) == 0 && len(p.Identities) == 0 &&
+		len(p.UndoSnapshots) == 0
+}
+
+// orphanUndoSnapshots are the rewind undo refs (session.RewindUndoRef) of no worktree git
+// has: neither the main one nor a linked one with an admin directory under worktrees/.
+func (en *Maintenance) orphanUndoSnapshots(ctx context.Context) ([]gitexec.Ref, error) {
+	refs, err := en.Repo.ForEachRef(ctx, session.RewindUndoPrefix)
+	if err != nil || len(refs) == 0 {
+		return nil, err
+	}
+	live := map[string]bool{session.RewindUndoRef(""): true}
+	entries, err := os.ReadDir(filepath.Join(en.Repo.CommonDir, "worktrees"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("list worktrees: %w", err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			live[session.RewindUndoRef(e.Name())] = true
+		}
+	}
+	var gone []gitexec.Ref
+	for _, r := range refs {
+		if !live[string(r.Name)] {
+			gone = append(gone, r)
+		}
+	}
+	return gone, nil
 }
 
 // identityPrefix begins the name of a linked worktree's cached git identity in the sessions
@@ -188,6 +219,9 @@ func (en *Maintenance) PlanClean(ctx context.Context) (CleanPlan, error) {
 		}
 	}
 	if plan.Identities, err = en.orphanIdentities(); err != nil {
+		return plan, err
+	}
+	if plan.UndoSnapshots, err = en.orphanUndoSnapshots(ctx); err != nil {
 		return plan, err
 	}
 	plan.Checkpoints, err = en.orphanCheckpoints(ctx)
@@ -382,6 +416,17 @@ func (en *Maintenance) Clean(ctx context.Context, plan CleanPlan, done func(stri
 			continue
 		}
 		done("Deleted the cached git identity of the removed worktree " + name)
+	}
+	for _, r := range plan.UndoSnapshots {
+		err := en.Repo.UpdateRefs(ctx, []gitexec.RefUpdate{{Name: r.Name, Old: r.OID}})
+		switch {
+		case errors.Is(err, gitexec.ErrRefMoved):
+			done("Kept " + string(r.Name) + ": a rewind moved it since the preview")
+		case err != nil:
+			errs = append(errs, fmt.Errorf("delete %s: %w", r.Name, err))
+		default:
+			done("Deleted the rewind undo snapshot " + r.OID.Short(7) + " of a removed worktree (" + string(r.Name) + ")")
+		}
 	}
 	return errors.Join(errs...)
 }
