@@ -78,7 +78,8 @@ func (c *resumeCmd) Run(e *env) error {
 			}
 		}
 	}
-	keep, err := c.settleConflicts(e, term, plan)
+	conflicts := plan.Conflicts()
+	keep, err := c.settleConflicts(e, term, plan, conflicts)
 	if err != nil {
 		return err
 	}
@@ -106,14 +107,22 @@ func (c *resumeCmd) Run(e *env) error {
 		var written []string
 		switch {
 		case keep[r.SessionID]:
-			fmt.Fprintf(e.stderr, "  kept the local transcript of %s: %s\n", r.SessionID, r.Path)
+			for _, kept := range conflicts {
+				switch {
+				case kept.SessionID != r.SessionID:
+				case kept.Copy:
+					fmt.Fprintf(e.stderr, "  kept the local copy of %s where %s run here looks for it, without what the checkpoint's adds: %s\n", r.SessionID, r.Agent, kept.Path)
+				default:
+					fmt.Fprintf(e.stderr, "  kept the local transcript of %s: %s\n", r.SessionID, kept.Path)
+				}
+			}
 			continue
 		case r.Status == history.RestoreUpToDate:
 			fmt.Fprintf(e.stderr, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
 		case r.Status == history.RestoreElsewhere:
 			fmt.Fprintf(e.stderr, "  left the transcript of %s alone at %s: another checkout's, with entries the checkpoint lacks\n", r.SessionID, r.Path)
 		default:
-			if err := history.WriteTranscript(r); err != nil {
+			if err := overwriteTranscript(e, r, r.Status); err != nil {
 				return err
 			}
 			written = append(written, r.Path)
@@ -122,7 +131,7 @@ func (c *resumeCmd) Run(e *env) error {
 		if r.Also != "" {
 			copied := r
 			copied.Path = copied.Also
-			if err := history.WriteTranscript(copied); err != nil {
+			if err := overwriteTranscript(e, copied, r.AlsoStatus); err != nil {
 				return err
 			}
 			written = append(written, r.Also)
@@ -198,12 +207,26 @@ func (c *resumeCmd) findBranch(e *env, en *engine.Engine, term terminal, remotes
 	return target, false, err
 }
 
+// overwriteTranscript writes a restored transcript over what is at r.Path (status): a local
+// file holding what the checkpoint's lacks is first copied beside it, and the copy named, so
+// that overwriting it (--force, or a person's yes) loses nothing silently.
+func overwriteTranscript(e *env, r history.TranscriptRestore, status history.RestoreStatus) error {
+	if status == history.RestoreConflict {
+		backup, err := history.BackupTranscript(r.Path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "  the local %s, with entries the checkpoint's lacks, is saved as %s\n", r.Path, backup)
+	}
+	return history.WriteTranscript(r)
+}
+
 // settleConflicts decides about local transcripts the restore would overwrite (content the
-// checkpoint's lacks): --force overwrites them, a person is asked once (default: keep them),
-// and without a terminal resume refuses before anything changes. It returns the sessions
-// whose local transcript is kept.
-func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *history.ResumePlan) (map[string]bool, error) {
-	conflicts := plan.Conflicts()
+// checkpoint's lacks), where it restores them or where the agent here looks for a copy:
+// --force overwrites them (overwriteTranscript keeps a copy of each), a person is asked once
+// (default: keep them), and without a terminal resume refuses before anything changes. It
+// returns the sessions whose local transcripts are kept.
+func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *history.ResumePlan, conflicts []history.Conflict) (map[string]bool, error) {
 	if len(conflicts) == 0 || c.Force {
 		return nil, nil
 	}
@@ -217,33 +240,35 @@ func (c *resumeCmd) settleConflicts(e *env, term terminal, plan *history.ResumeP
 		fmt.Fprintln(e.stderr, "Warning: Local session log(s) differ from the checkpoint's and would be overwritten:")
 	}
 	var named []string
+	conflicting := map[string]bool{}
 	for _, r := range conflicts {
-		fmt.Fprintf(e.stderr, "  %s: %s (local %s, checkpoint %s)\n", r.SessionID, r.Path, lines(r.LocalLines), lines(r.Lines))
+		where := ""
+		if r.Copy {
+			where = "the copy the agent run here continues; "
+		}
+		fmt.Fprintf(e.stderr, "  %s: %s (%slocal %s, checkpoint %s)\n", r.SessionID, r.Path, where, lines(r.LocalLines), lines(r.Lines))
 		fmt.Fprintf(e.stderr, "    Local last entry:      %s\n", entryTime(r.LocalLast))
 		fmt.Fprintf(e.stderr, "    Checkpoint last entry: %s\n", entryTime(r.LastEntry))
 		named = append(named, fmt.Sprintf("%s (%s)", r.SessionID, r.Path))
+		conflicting[r.SessionID] = true
 	}
-	if len(conflicts) < len(plan.Restores) {
+	if len(conflicting) < len(plan.Restores) {
 		fmt.Fprintln(e.stderr, "These other session(s) will also be restored:")
 		for _, r := range plan.Restores {
-			if r.Status != history.RestoreConflict {
+			if !conflicting[r.SessionID] {
 				fmt.Fprintf(e.stderr, "  %s: %s (%s)\n", r.SessionID, r.Path, restoreNote[r.Status])
 			}
 		}
 	}
 	if !term.Available() {
-		return nil, fmt.Errorf("resume would overwrite the local session log(s) of %s; nothing was changed: use --force to overwrite them with the checkpoint's",
+		return nil, fmt.Errorf("resume would overwrite the local session log(s) of %s; nothing was changed: use --force to overwrite them with the checkpoint's (each is kept beside it as <file>.before-resume)",
 			strings.Join(named, ", "))
 	}
 	if term.Confirm(nil, "Overwrite local session logs with checkpoint versions? [y/N] ", false) {
 		return nil, nil
 	}
 	fmt.Fprintln(e.stderr, "Local session logs preserved.")
-	keep := map[string]bool{}
-	for _, r := range conflicts {
-		keep[r.SessionID] = true
-	}
-	return keep, nil
+	return conflicting, nil
 }
 
 // restoreNote says what restoring does to a session's local transcript.

@@ -117,10 +117,29 @@ type TranscriptRestore struct {
 	LocalLast  time.Time // the local file's last entry (zero when unknown)
 	Status     RestoreStatus
 	// Also is where the agent, run in this checkout, looks for the session when that is not
-	// Path: Path's directory does not exist on this machine (the session was recorded on
-	// another machine, or in a checkout at another path) and no file is there yet. Resume
-	// writes a copy there too; "" when there is no such place.
+	// Path (the session was recorded on another machine, or in a checkout at another path) and
+	// what is there is not the checkpoint's transcript already. Resume writes a copy there too;
+	// "" when there is no such place.
 	Also string
+	// AlsoStatus is what is at Also: nothing (RestoreNew), an earlier part of the checkpoint's
+	// transcript (RestoreBehind), or content the checkpoint's lacks (RestoreConflict: the
+	// session went on in this checkout since, and the agent here would continue that, not the
+	// checkpoint's); AlsoLines and AlsoLast describe that file as LocalLines and LocalLast do.
+	AlsoStatus RestoreStatus
+	AlsoLines  int
+	AlsoLast   time.Time
+}
+
+// Conflict is a local transcript file holding what the checkpoint's transcript lacks, which
+// restoring would overwrite.
+type Conflict struct {
+	SessionID  string
+	Path       string
+	Copy       bool      // the copy where the agent run in this checkout looks (TranscriptRestore.Also)
+	Lines      int       // lines in the checkpoint's transcript
+	LastEntry  time.Time // its last entry
+	LocalLines int       // lines in the local file
+	LocalLast  time.Time // its last entry (zero when unknown)
 }
 
 // ResumePlan is what resume found for a branch.
@@ -134,12 +153,18 @@ type ResumePlan struct {
 	Skipped    []string            // why some slots cannot be restored, one line each
 }
 
-// Conflicts are the restores that would overwrite local transcript content.
-func (p *ResumePlan) Conflicts() []TranscriptRestore {
-	var out []TranscriptRestore
+// Conflicts are the local transcript files the restores would overwrite content of: where a
+// transcript is restored, or the copy where the agent in this checkout looks for it.
+func (p *ResumePlan) Conflicts() []Conflict {
+	var out []Conflict
 	for _, r := range p.Restores {
 		if r.Status == RestoreConflict {
-			out = append(out, r)
+			out = append(out, Conflict{SessionID: r.SessionID, Path: r.Path, Lines: r.Lines, LastEntry: r.LastEntry,
+				LocalLines: r.LocalLines, LocalLast: r.LocalLast})
+		}
+		if r.Also != "" && r.AlsoStatus == RestoreConflict {
+			out = append(out, Conflict{SessionID: r.SessionID, Path: r.Also, Copy: true, Lines: r.Lines, LastEntry: r.LastEntry,
+				LocalLines: r.AlsoLines, LocalLast: r.AlsoLast})
 		}
 	}
 	return out
@@ -372,7 +397,11 @@ func (en *History) restoreFor(s checkpoint.Slot, place TranscriptPlace) (Transcr
 	}
 	r := TranscriptRestore{SessionID: m.SessionID, Agent: m.Agent, Path: path, Data: s.Transcript, Lines: countLines(s.Transcript)}
 	own := ownPlace(path, m, place)
-	r.Also = localCopy(own, s.Transcript)
+	if r.Also, r.AlsoStatus = localCopy(own, s.Transcript); r.AlsoStatus == RestoreConflict {
+		local, _ := os.ReadFile(r.Also)
+		r.AlsoLines = countLines(local)
+		r.AlsoLast, _ = claudecode.LastTimestamp(local)
+	}
 	if p := s.AllPrompts(); len(p) > 0 {
 		r.Prompt = session.FirstPrompt(p[0])
 	}
@@ -441,19 +470,27 @@ func ownPlace(path string, m checkpoint.CommittedMetadata, place TranscriptPlace
 	return also
 }
 
-// localCopy is TranscriptRestore.Also: own (ownPlace) when nothing is there yet, or an earlier
-// part of data (the session continued elsewhere since: nothing there is lost).
-func localCopy(own string, data []byte) string {
+// localCopy is TranscriptRestore.Also and AlsoStatus for own (ownPlace) when what is there is
+// not data already: nothing (RestoreNew), an earlier part of data (RestoreBehind: the session
+// continued elsewhere since, nothing there is lost), or what data lacks (RestoreConflict: the
+// session went on here too, or the file is another's).
+func localCopy(own string, data []byte) (string, RestoreStatus) {
 	if own == "" {
-		return ""
+		return "", RestoreNew
 	}
 	if _, err := os.Lstat(own); errors.Is(err, fs.ErrNotExist) {
-		return own
+		return own, RestoreNew
 	}
-	if local, err := os.ReadFile(own); err == nil && len(local) < len(data) && bytes.HasPrefix(data, local) {
-		return own
+	local, err := os.ReadFile(own)
+	switch {
+	case err != nil:
+		return "", RestoreNew // not a file resume could read: it writes nothing there either
+	case bytes.Equal(local, data):
+		return "", RestoreUpToDate
+	case bytes.HasPrefix(data, local):
+		return own, RestoreBehind
 	}
-	return ""
+	return own, RestoreConflict
 }
 
 // ResumeCommand is the shell command that continues a session, "" for an unknown agent. An ID
@@ -492,6 +529,42 @@ func WriteTranscript(r TranscriptRestore) error {
 		return fmt.Errorf("restore transcript: %w", err)
 	}
 	return nil
+}
+
+// BackupTranscript copies the local transcript at path, about to be overwritten by a restore,
+// to the first free name of <path>.before-resume, <path>.before-resume-2, ..., beside it (a
+// name not ending in .jsonl, so the agent does not list it as a session), and returns that
+// name: what the local file held and the checkpoint's transcript lacks is not lost.
+func BackupTranscript(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("back up transcript: %w", err)
+	}
+	for n := 1; ; n++ {
+		backup := path + ".before-resume"
+		if n > 1 {
+			backup += fmt.Sprintf("-%d", n)
+		}
+		f, err := os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("back up transcript: %w", err)
+		}
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(backup)
+			return "", fmt.Errorf("back up transcript: %w", err)
+		}
+		return backup, nil
+	}
 }
 
 // RecordRestored tells session r.SessionID that resume wrote its transcript (and its copy at
