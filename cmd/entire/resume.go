@@ -120,7 +120,8 @@ func (c *resumeCmd) Run(e *env) error {
 		case r.Status == history.RestoreUpToDate:
 			fmt.Fprintf(e.stderr, "  transcript of %s is up to date: %s\n", r.SessionID, r.Path)
 		case r.Status == history.RestoreElsewhere:
-			fmt.Fprintf(e.stderr, "  left the transcript of %s alone at %s: another checkout's, with entries the checkpoint lacks\n", r.SessionID, r.Path)
+			fmt.Fprintf(e.stderr, "  left as it is the transcript of %s that the checkout it was recorded in keeps, which holds what the checkpoint's lacks (local %s, checkpoint %s): %s\n",
+				r.SessionID, lines(r.LocalLines), lines(r.Lines), r.Path)
 		default:
 			if err := overwriteTranscript(e, r, r.Status); err != nil {
 				return err
@@ -276,7 +277,7 @@ var restoreNote = map[history.RestoreStatus]string{
 	history.RestoreNew:       "new",
 	history.RestoreUpToDate:  "unchanged",
 	history.RestoreBehind:    "checkpoint is newer",
-	history.RestoreElsewhere: "another checkout's, left alone",
+	history.RestoreElsewhere: "another checkout's, left as it is",
 }
 
 func lines(n int) string { return plural(n, "line", "lines") }

@@ -99,8 +99,9 @@ const (
 	RestoreBehind                        // the local file is an earlier part of the checkpoint's: write it
 	RestoreConflict                      // the local file has content the checkpoint's lacks: only with consent
 	// RestoreElsewhere: the file at Path has content the checkpoint's lacks, and it is another
-	// checkout's (the agent run here looks for the session elsewhere: Also): its session goes on
-	// there, so it is left alone, whatever is chosen, and only the copy here is written.
+	// checkout's (the one the session was recorded in, on this machine; the agent run here
+	// reads the copy at Also): its session goes on there, so it is left as it is, whatever
+	// --force or a person says, and only the copy here is written.
 	RestoreElsewhere
 )
 
@@ -416,11 +417,13 @@ func (en *History) restoreFor(s checkpoint.Slot, place TranscriptPlace) (Transcr
 		r.LocalLines = countLines(local)
 		r.LocalLast, _ = claudecode.LastTimestamp(local)
 		r.Status = RestoreConflict
-		if bytes.HasPrefix(s.Transcript, local) {
+		switch {
+		case bytes.HasPrefix(s.Transcript, local):
 			r.Status = RestoreBehind // nothing local is lost
-		} else if own != "" && !en.recordedHere(m.SessionID, path) {
-			// Another checkout's transcript on this machine, gone on since the checkpoint: its
-			// session may be live there, and overwritten its newer turns would be lost.
+		case own != "" && !en.recordedHere(m.SessionID, path):
+			// The session went on in the checkout it was recorded in, whose transcript this is
+			// (Claude Code keeps one per checkout path): overwriting it would cut that checkout's
+			// running session short, for nothing, since the agent here reads its own copy.
 			r.Status = RestoreElsewhere
 		}
 	}
@@ -586,10 +589,16 @@ func (en *History) RecordRestored(id string, r TranscriptRestore, written []stri
 	pos := events.Transcript{Path: r.Path, Lines: sc.Lines, Offset: sc.EndOffset, LastUUID: sc.LastUUID}
 	ev := events.TranscriptRestored{CheckpointID: id, Transcripts: []events.Transcript{pos}, Prompts: sc.Prompts,
 		Tail: engine.TailFingerprint(r.Data[:sc.EndOffset])}
+	if r.Status == RestoreElsewhere {
+		ev.Transcripts = nil // another checkout's, left as it is: not where the restore ends
+	}
 	if r.Also != "" {
 		also := pos
 		also.Path = r.Also
 		ev.Transcripts = append(ev.Transcripts, also)
+	}
+	if len(ev.Transcripts) == 0 {
+		return nil
 	}
 	sess, err := en.Store.Open(r.SessionID)
 	if err != nil {

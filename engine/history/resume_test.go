@@ -51,6 +51,7 @@ func TestRestoreFor(t *testing.T) {
 		// The agent run here looks in another directory, and no session here records the
 		// transcript: the file is another checkout's, left alone.
 		{name: "newer, another checkout's", slot: slot(engine.AgentClaudeCode, rel, data), local: "a\nb\nc", want: RestoreElsewhere, path: abs},
+		{name: "differs, another checkout's", slot: slot(engine.AgentClaudeCode, rel, data), local: "x\n", want: RestoreElsewhere, path: abs},
 		{name: "escaping path", slot: slot(engine.AgentClaudeCode, "../evil.jsonl", data), want: RestoreNew, path: def("", "s")},
 		{name: "no path", slot: slot(engine.AgentClaudeCode, "", data), want: RestoreNew, path: def("", "s")},
 		{name: "claude project dir set", slot: slot(engine.AgentClaudeCode, rel, data), place: &override, want: RestoreNew,
