@@ -157,6 +157,9 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *histor
 		} else {
 			fmt.Fprintf(e.stdout, "  Transcript: %s\n", t.Path)
 		}
+		if t.Left != "" {
+			fmt.Fprintf(e.stderr, "  left as it is the transcript of %s that the checkout it was recorded in keeps, which holds what the checkpoint's lacks: %s\n", t.SessionID, t.Left)
+		}
 	}
 	switch {
 	case plan.Undo:

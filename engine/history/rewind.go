@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"slices"
 	"sort"
@@ -376,10 +377,12 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 		if p.AutoCommit && p.IsTaskCheckpoint && s.Meta.ToolUseID == p.ToolUseID {
 			data = en.truncateAtTask(ctx, data, string(rd.Tip)+":"+p.MetadataDir)
 		}
-		plan.Transcripts = append(plan.Transcripts, RewindTranscript{
-			SessionID: s.Meta.SessionID, Path: en.placeTranscript(s.Meta, place), Data: data,
-			CheckpointID: s.Meta.CheckpointID, Agent: s.Meta.Agent,
-		})
+		t := RewindTranscript{SessionID: s.Meta.SessionID, Path: en.placeTranscript(s.Meta, place), Data: data,
+			CheckpointID: s.Meta.CheckpointID, Agent: s.Meta.Agent}
+		if here := en.otherCheckoutWentOn(s.Meta, place, t.Path, data); here != "" {
+			t.Left, t.Path = t.Path, here
+		}
+		plan.Transcripts = append(plan.Transcripts, t)
 		line := ResumeLine{Command: resumeCommand(s.Meta.Agent, s.Meta.SessionID)}
 		if ps := s.AllPrompts(); len(ps) > 0 {
 			line.Prompt = session.FirstPrompt(ps[0])
@@ -390,6 +393,27 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 		return fmt.Errorf("checkpoint %s has no transcript to restore: %s", p.CheckpointID, strings.Join(forgotten, "; "))
 	}
 	return nil
+}
+
+// otherCheckoutWentOn is where the agent run here looks for a committed slot's transcript when
+// the place the spec gives it (§13: the recorded transcript_path under $HOME, dest) is another
+// checkout's file on this machine that holds what data lacks, as resume finds it
+// (RestoreElsewhere: the agent here looks in another directory, ownPlace, and no session of
+// this worktree records dest): the session went on there, and a rewind here would cut that
+// checkout's session back. The transcript then goes where the agent here looks instead, and
+// the other checkout's is left alone. "" otherwise.
+func (en *History) otherCheckoutWentOn(m checkpoint.CommittedMetadata, place TranscriptPlace, dest string, data []byte) string {
+	if dest == "" {
+		return ""
+	}
+	here := ownPlace(dest, m, place)
+	if here == "" || en.recordedHere(m.SessionID, dest) {
+		return ""
+	}
+	if local, err := os.ReadFile(dest); err != nil || bytes.HasPrefix(data, local) {
+		return "" // nothing there the checkpoint's transcript lacks
+	}
+	return here
 }
 
 // forgottenNote says that a slot's transcript was removed by entire forget.

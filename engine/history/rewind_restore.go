@@ -75,6 +75,10 @@ type RewindTranscript struct {
 	// CheckpointID and Agent: the committed checkpoint the transcript comes from and its
 	// agent ("" for a temporary checkpoint's, and undoing).
 	CheckpointID, Agent string
+	// Left is the transcript the spec would have written (the recorded transcript_path under
+	// $HOME), left as it is because it is another checkout's where the session went on; Path
+	// is then where the agent run here looks. "" otherwise.
+	Left string
 }
 
 // TranscriptPlace says where rewind and resume write restored transcripts: a Claude Code
