@@ -191,9 +191,10 @@ func (en *History) PlanRewind(ctx context.Context, p RewindPoint, kind RewindKin
 		return plan, en.planFiles(ctx, plan, hardReset, nil, known)
 	}
 	// Logs only: each session whose transcript is written keeps its files and checkpoints, and
-	// is told where the transcript now ends, so that its next checkpoint does not begin past it.
+	// is told where the transcript now ends, so that its next checkpoint does not begin past it;
+	// one of another worktree is not this rewind's (ofOtherWorktree).
 	for _, t := range plan.Transcripts {
-		if !t.Remove && t.Data != nil {
+		if !t.Remove && t.Data != nil && !en.ofOtherWorktree(t.SessionID) {
 			plan.rewound = append(plan.rewound, sessionRewind{id: t.SessionID, logsOnly: true})
 		}
 	}

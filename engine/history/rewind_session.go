@@ -249,7 +249,7 @@ func (en *History) rewoundEvent(s session.State, r sessionRewind, plan *RewindPl
 func (en *History) planResetSessions(plan *RewindPlan) error {
 	reset := map[string]bool{}
 	for _, t := range plan.Transcripts {
-		if !t.Remove && t.Data != nil && !reset[t.SessionID] {
+		if !t.Remove && t.Data != nil && !reset[t.SessionID] && !en.ofOtherWorktree(t.SessionID) {
 			reset[t.SessionID] = true
 			plan.rewound = append(plan.rewound, sessionRewind{id: t.SessionID, reset: true})
 		}
@@ -267,4 +267,16 @@ func (en *History) planResetSessions(plan *RewindPlan) error {
 		plan.shadow, plan.dropShadow = session.ShadowBranch(string(plan.head), en.Repo.WorktreeID()), true
 	}
 	return nil
+}
+
+// ofOtherWorktree reports a session recorded in another worktree of the repository that git
+// still has. A rewind to a committed checkpoint here writes its transcript, but its base,
+// checkpoints and files are that worktree's, whose HEAD and work tree the rewind does not
+// touch: told the rewind, it would take this worktree's HEAD as its base, and a reset would
+// drop its checkpoint and files, so that the next commit there was not linked to it. Its
+// transcript positions are those of the file that worktree's agent reads, which the rewind
+// leaves as it is when it holds what the checkpoint's lacks (otherCheckoutWentOn).
+func (en *History) ofOtherWorktree(id string) bool {
+	s, err := en.Store.Peek(id)
+	return err == nil && s.Exists() && s.WorktreeID != en.Repo.WorktreeID() && !en.WorktreeGone(s)
 }
