@@ -157,7 +157,10 @@ func (c *rewindCmd) apply(e *env, en *engine.Engine, term terminal, plan *histor
 		} else {
 			fmt.Fprintf(e.stdout, "  Transcript: %s\n", t.Path)
 		}
-		if t.Left != "" {
+		switch {
+		case t.LeftWorktree != "":
+			fmt.Fprintf(e.stderr, "  left as it is the transcript of %s that worktree %s keeps, where the session is recorded: %s\n", t.SessionID, t.LeftWorktree, t.Left)
+		case t.Left != "":
 			fmt.Fprintf(e.stderr, "  left as it is the transcript of %s that the checkout it was recorded in keeps, which holds what the checkpoint's lacks: %s\n", t.SessionID, t.Left)
 		}
 	}

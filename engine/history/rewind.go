@@ -379,8 +379,8 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 		}
 		t := RewindTranscript{SessionID: s.Meta.SessionID, Path: en.placeTranscript(s.Meta, place), Data: data,
 			CheckpointID: s.Meta.CheckpointID, Agent: s.Meta.Agent}
-		if here := en.otherCheckoutWentOn(s.Meta, place, t.Path, data); here != "" {
-			t.Left, t.Path = t.Path, here
+		if here, wt := en.otherCheckoutWentOn(s.Meta, place, t.Path, data); here != "" {
+			t.Left, t.LeftWorktree, t.Path = t.Path, wt, here
 		}
 		plan.Transcripts = append(plan.Transcripts, t)
 		line := ResumeLine{Command: resumeCommand(s.Meta.Agent, s.Meta.SessionID)}
@@ -401,19 +401,26 @@ func (en *History) planCommittedTranscripts(ctx context.Context, plan *RewindPla
 // (RestoreElsewhere: the agent here looks in another directory, ownPlace, and no session of
 // this worktree records dest): the session went on there, and a rewind here would cut that
 // checkout's session back. The transcript then goes where the agent here looks instead, and
-// the other checkout's is left alone. "" otherwise.
-func (en *History) otherCheckoutWentOn(m checkpoint.CommittedMetadata, place TranscriptPlace, dest string, data []byte) string {
+// the other checkout's is left alone. So it does, whatever dest holds, when dest is the
+// transcript of a session of another worktree of this repository that git still has (wt is
+// that worktree's path): its agent reads and appends to that file, a rewind here has no
+// business there, and an undo of it would put back over that file what it held before the
+// rewind, cutting off what the session added since. "" otherwise.
+func (en *History) otherCheckoutWentOn(m checkpoint.CommittedMetadata, place TranscriptPlace, dest string, data []byte) (here, wt string) {
 	if dest == "" {
-		return ""
+		return "", ""
 	}
-	here := ownPlace(dest, m, place)
+	here = ownPlace(dest, m, place)
 	if here == "" || en.recordedHere(m.SessionID, dest) {
-		return ""
+		return "", ""
+	}
+	if s, err := en.Store.Peek(m.SessionID); err == nil && s.TranscriptPath == dest && en.ofOtherWorktree(m.SessionID) {
+		return here, s.WorktreePath
 	}
 	if local, err := os.ReadFile(dest); err != nil || bytes.HasPrefix(data, local) {
-		return "" // nothing there the checkpoint's transcript lacks
+		return "", "" // nothing there the checkpoint's transcript lacks
 	}
-	return here
+	return here, ""
 }
 
 // forgottenNote says that a slot's transcript was removed by entire forget.

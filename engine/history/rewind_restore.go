@@ -79,6 +79,9 @@ type RewindTranscript struct {
 	// $HOME), left as it is because it is another checkout's where the session went on; Path
 	// is then where the agent run here looks. "" otherwise.
 	Left string
+	// LeftWorktree is the path of the worktree of this repository whose session reads Left,
+	// when Left is that (otherCheckoutWentOn); "" otherwise.
+	LeftWorktree string
 }
 
 // TranscriptPlace says where rewind and resume write restored transcripts: a Claude Code
