@@ -450,6 +450,13 @@ func Evolve(in State, e events.Event) State {
 					Slot: s.turnSlot(), Head: d.Worktree.Head, Content: capturedOf(d.Captured, files),
 					Since: owedContent(in.Recorder.Commits, files)})
 		}
+		if !in.Exists() && in.Recorder.Restored == nil && s.onlyTalked() {
+			// A turn end with no turn start before it that leaves nothing (a Stop arriving after
+			// its talk-only session ended and was retired, or after its state was removed): no
+			// state is kept for it, as none was at the session's end. A later prompt starts the
+			// session afresh, and its first checkpoint reads the transcript from its start.
+			s.Recorder.Discarded = true
+		}
 	case events.SessionStopped:
 		if !s.Exists() {
 			// Ended before its first prompt: nothing was recorded, and its journal goes,
