@@ -371,6 +371,19 @@ func (r *Repo) ConfigGet(ctx context.Context, key string) (string, bool, error) 
 	return strings.TrimSuffix(string(out), "\x00"), true, nil
 }
 
+// ConfigBool is a boolean config key as git reads it (`--type=bool`: yes, on, 1, a key
+// without a value...), false when it is not set.
+func (r *Repo) ConfigBool(ctx context.Context, key string) (bool, error) {
+	out, err := r.git(ctx, call{}, "config", "-z", "--type=bool", "--get", key)
+	if err != nil {
+		if e, ok := asError(err); ok && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == "" {
+			return false, nil
+		}
+		return false, fmt.Errorf("read config %s: %w", key, err)
+	}
+	return strings.TrimSuffix(string(out), "\x00") == "true", nil
+}
+
 // GitPath returns the absolute path "git rev-parse --git-path name" gives;
 // for "hooks" that honours core.hooksPath.
 func (r *Repo) GitPath(ctx context.Context, name string) (string, error) {

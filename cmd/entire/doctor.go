@@ -69,6 +69,10 @@ func (c *doctorCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "Setting ignored: %s\n", u)
 		problems++
 	}
+	if w := unsignedCommitsWarning(e.ctx, en.Repo, settings); w != "" && err == nil {
+		// Said, not counted: unsigned turn commits may be what the user wants.
+		fmt.Fprintln(e.stdout, w)
+	}
 	if err == nil && !settings.Enabled {
 		// The self-test plays a turn with these settings: with recording off, nothing would be
 		// recorded, which is what was asked for, not a fault.

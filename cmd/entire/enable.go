@@ -125,6 +125,11 @@ func (c *enableCmd) Run(e *env) error {
 	if err := engine.New(repo, log, e.stderr).EnsureMetadataBranch(e.ctx); err != nil {
 		return fmt.Errorf("create metadata branch: %w", err)
 	}
+	if s, err := setup.LoadSettings(repo.TopLevel); err == nil {
+		if w := unsignedCommitsWarning(e.ctx, repo, s); w != "" {
+			fmt.Fprintln(e.stderr, w)
+		}
+	}
 	fmt.Fprintln(e.stdout, "\nReady.") // after a blank line, as the reference prints it
 	return nil
 }

@@ -58,6 +58,9 @@ func (c *statusCmd) Run(e *env) error {
 	for _, u := range st.Settings.UnknownOptions() {
 		fmt.Fprintf(e.stdout, "Setting ignored: %s\n", u)
 	}
+	if w := unsignedCommitsWarning(e.ctx, repo, st.Settings); w != "" {
+		fmt.Fprintln(e.stdout, w)
+	}
 	if c.Detailed {
 		// The reference's lines: each settings file that exists, with what it says.
 		for _, f := range []struct{ name, rel string }{{"Project", setup.ProjectSettingsFile}, {"Local", setup.LocalSettingsFile}} {
