@@ -15,8 +15,10 @@ import (
 
 // ErrPushRejected reports that the remote refused a ref update because it is
 // not a fast-forward: the remote branch has commits the pushed one lacks
-// (another clone pushed first). Fetch, integrate and push again. It is
-// wrapped; test with errors.Is.
+// (another clone pushed first), or it moved while this push was under way
+// (another push updated or created it between the remote's advertisement and
+// its ref update). Fetch, integrate and push again. It is wrapped; test with
+// errors.Is.
 var ErrPushRejected = errors.New("push rejected: not a fast-forward")
 
 // ErrRemoteRefMissing reports that a fetched ref does not exist on the
@@ -26,9 +28,10 @@ var ErrRemoteRefMissing = errors.New("remote ref not found")
 // Push runs "git push --porcelain --no-verify remote refspecs..." with no
 // stdin and at most timeout. It never runs the pre-push hook: entire pushes
 // from inside that hook. When the remote refuses any ref as a non-fast-forward
-// the error wraps ErrPushRejected; other refusals (a remote hook declining,
-// a protected branch) and transport failures are plain *Error values. A lease
-// whose expected value is stale is refused the same way.
+// the error wraps ErrPushRejected, as it does when the remote could not update
+// a ref because another push moved it meanwhile; other refusals (a remote hook
+// declining, a protected branch) and transport failures are plain *Error
+// values. A lease whose expected value is stale is refused the same way.
 func (r *Repo) Push(ctx context.Context, remote string, refspecs []string, timeout time.Duration, opts ...PushOption) error {
 	if err := checkRemoteArgs(remote, refspecs); err != nil {
 		return fmt.Errorf("push: %w", err)
@@ -43,10 +46,15 @@ func (r *Repo) Push(ctx context.Context, remote string, refspecs []string, timeo
 	out, err := r.git(ctx, call{}, args...)
 	// git prints one "<flag>\t<from>:<to>\t<summary>" line per ref on stdout;
 	// flag "!" is a refusal, and "[rejected]" (as opposed to "[remote
-	// rejected]") is git's own non-fast-forward check.
+	// rejected]") is git's own non-fast-forward check. A "[remote rejected]"
+	// whose ref could not be locked at the old value the push was built on is
+	// the same race lost on the remote's side: the remote's receive-pack says
+	// "cannot lock ref '<ref>': is at <oid> but expected <oid>" (or "reference
+	// already exists" for a ref created meanwhile) in the summary or on stderr,
+	// and a hosting service may say "incorrect old value provided".
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.SplitN(line, "\t", 3)
-		if len(f) == 3 && f[0] == "!" && strings.HasPrefix(f[2], "[rejected]") {
+		if len(f) == 3 && f[0] == "!" && (strings.HasPrefix(f[2], "[rejected]") || remoteRefMoved(f[2], err)) {
 			if err == nil {
 				err = newError(ctx, args, "", errors.New(f[2]))
 			}
@@ -57,6 +65,22 @@ func (r *Repo) Push(ctx context.Context, remote string, refspecs []string, timeo
 		return fmt.Errorf("push %s: %w", remote, err)
 	}
 	return nil
+}
+
+// remoteRefMoved reports whether a "[remote rejected]" summary, with git's
+// stderr in err, says that the remote's ref was not at the value the push
+// expected: another push moved or created it while this one was under way.
+func remoteRefMoved(summary string, err error) bool {
+	if !strings.HasPrefix(summary, "[remote rejected]") {
+		return false
+	}
+	moved := []string{"cannot lock ref", "incorrect old value"}
+	for _, m := range moved {
+		if strings.Contains(summary, m) {
+			return true
+		}
+	}
+	return stderrHas(err, moved...)
 }
 
 // A PushOption adds a flag to Push.

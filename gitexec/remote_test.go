@@ -74,6 +74,53 @@ func TestPushRejectedIsTyped(t *testing.T) {
 	}
 }
 
+// raceHook is a pre-receive hook that, the first time it runs, pushes other's HEAD to the
+// remote's ref first: another push landing while this one is under way, between the remote's
+// advertisement and its ref update, which then finds the ref no longer where the push expected.
+func raceHook(flag, other, bare, ref string) string {
+	return "if mkdir '" + flag + "' 2>/dev/null; then\n" +
+		// The nested push must not inherit this receive-pack's quarantine and repository.
+		"  for v in $(env | sed -n 's/^\\(GIT_[A-Z_]*\\)=.*/\\1/p'); do\n" +
+		"    case $v in GIT_CONFIG*|GIT_AUTHOR_*|GIT_COMMITTER_*) ;; *) unset $v ;; esac\n" +
+		"  done\n" +
+		"  git -C '" + other + "' push -q '" + bare + "' HEAD:" + ref + " || exit 1\n" +
+		"fi"
+}
+
+func TestPushRaceLostOnTheRemoteIsRejected(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		exists bool // the ref is on the remote before both pushes (else both create it)
+	}{{"update", true}, {"create", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			bare := newBare(t)
+			seed := newRepo(t)
+			commitFiles(t, seed, map[string]string{"f": "seed"}, "seed")
+			if tc.exists {
+				git(t, seed, "push", "-q", bare, "HEAD:refs/heads/meta")
+			}
+			a, b := newRepo(t), newRepo(t)
+			for _, d := range []string{a, b} {
+				git(t, d, "fetch", "-q", seed, "main")
+				git(t, d, "reset", "-q", "--hard", "FETCH_HEAD")
+			}
+			commitFiles(t, a, map[string]string{"f": "a"}, "from a")
+			other := commitFiles(t, b, map[string]string{"f": "b"}, "from b")
+			writeHook(t, filepath.Join(bare, "hooks"), "pre-receive",
+				raceHook(filepath.Join(t.TempDir(), "raced"), b, bare, "refs/heads/meta"))
+
+			err := open(t, a).Push(ctx, bare, []string{"HEAD:refs/heads/meta"}, time.Minute)
+			if !errors.Is(err, gitexec.ErrPushRejected) {
+				t.Fatalf("push that lost the race on the remote: %v, want ErrPushRejected", err)
+			}
+			if got := git(t, bare, "rev-parse", "meta"); got != string(other) {
+				t.Fatalf("remote meta = %s, want the other push's %s", got, other)
+			}
+		})
+	}
+}
+
 func TestPushRemoteHookRefusalIsNotRejected(t *testing.T) {
 	bare := newBare(t)
 	writeHook(t, filepath.Join(bare, "hooks"), "pre-receive", "echo no >&2; exit 1")
