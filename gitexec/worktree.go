@@ -164,9 +164,14 @@ func (r *Repo) Reset(ctx context.Context, mode ResetMode, commit OID) error {
 	return nil
 }
 
-// ResetPaths sets the index entries of paths to commit's, removing those commit lacks, and
-// leaves HEAD, the work tree and every other entry alone ("git reset -q <commit> -- <paths>",
-// each path matched literally: "pages/[id].tsx" names that file, not pages/i.tsx).
+// ResetPaths sets the index entries of paths (files) to commit's, removing those commit lacks,
+// and leaves HEAD, the work tree and every other entry alone, as "git reset -q <commit> --
+// <paths>" does (each path matched literally: "pages/[id].tsx" names that file, not
+// pages/i.tsx). It does not run git reset, which reads the index before it takes the index's
+// lock and writes what it read back: an entry another process wrote in between (another
+// session's auto-commit syncing its files, the user's git add) was lost, so the user's next
+// commit reverted a file an agent had just committed. update-index takes the lock first and
+// reads the index under it. The entries' stat data is then refreshed, as reset's is.
 func (r *Repo) ResetPaths(ctx context.Context, commit OID, paths []string) error {
 	if len(paths) == 0 {
 		return nil
@@ -174,10 +179,48 @@ func (r *Repo) ResetPaths(ctx context.Context, commit OID, paths []string) error
 	if _, err := r.parseOIDLen(string(commit)); err != nil {
 		return fmt.Errorf("reset paths: %w", err)
 	}
-	if _, err := r.gitIndexWrite(ctx, nil, append([]string{"reset", "-q", string(commit), "--"}, literal(paths)...)...); err != nil {
+	files, err := r.commitFiles(ctx, commit, paths)
+	if err != nil {
 		return fmt.Errorf("reset paths to %s: %w", commit.Short(7), err)
 	}
+	var in bytes.Buffer
+	zero := strings.Repeat("0", r.hexLen)
+	for _, p := range paths {
+		in.WriteString("0 " + zero + "\t" + p + "\x00")
+	}
+	for _, f := range files {
+		in.WriteString(f.Mode + " " + string(f.OID) + "\t" + f.Path + "\x00")
+	}
+	if _, err := r.gitIndexWrite(ctx, in.Bytes(), "update-index", "-z", "--index-info"); err != nil {
+		return fmt.Errorf("reset paths to %s: %w", commit.Short(7), err)
+	}
+	// The entries written carry no stat data, so plumbing such as "git diff-index HEAD" would
+	// show those files as changed until something refreshes the index. A refresh that fails
+	// (the index busy beyond the wait) leaves entries that are right, only slower to compare,
+	// and git status refreshes them.
+	_, _ = r.gitIndexWrite(ctx, nil, "update-index", "-q", "--unmerged", "--refresh")
 	return nil
+}
+
+// commitFiles are the entries of commit's tree at paths, without a git process when the
+// running cat-file has them; a path that is a directory there gives the files under it.
+func (r *Repo) commitFiles(ctx context.Context, commit OID, paths []string) ([]TreeFile, error) {
+	entries, err := r.PathEntries(ctx, string(commit), paths)
+	if err != nil {
+		return nil, err
+	}
+	var files []TreeFile
+	for _, p := range paths {
+		e, ok := entries[p]
+		if !ok {
+			continue
+		}
+		if e.Type == "tree" {
+			return r.LsTree(ctx, string(commit), paths)
+		}
+		files = append(files, TreeFile{Path: p, Mode: e.Mode, OID: e.OID})
+	}
+	return files, nil
 }
 
 // indexLockWait is how long a write of the index waits for another process's index.lock (a

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -177,5 +178,38 @@ func TestRestoreIndexEntries(t *testing.T) {
 	}
 	if got := git(t, dir, "ls-files", "-s"); got != before {
 		t.Errorf("index after restore:\n%s\nwant:\n%s", got, before)
+	}
+}
+
+// TestResetPathsSetsEntries: the entries of the paths are the commit's afterwards (a path the
+// commit lacks leaves the index, a name with pathspec magic is taken literally), every other
+// entry is as it was, and the entries written are fresh (git diff-files does not list them).
+func TestResetPathsSetsEntries(t *testing.T) {
+	dir := newRepo(t)
+	commitFiles(t, dir, map[string]string{"a": "1\n", "[x]": "x\n", "x": "plain\n", "gone": "g\n"}, "one")
+	git(t, dir, "rm", "-q", "gone")
+	next := commitFiles(t, dir, map[string]string{"a": "2\n", "[x]": "x2\n", "d/n": "n\n"}, "two")
+	git(t, dir, "reset", "-q", "--soft", "HEAD~1")
+	git(t, dir, "read-tree", "HEAD") // the first commit's index: "gone" is back
+	writeFile(t, dir, "s", "staged\n")
+	git(t, dir, "add", "s")
+	r := open(t, dir)
+	paths := []string{"a", "[x]", "d/n", "gone"}
+	if err := r.ResetPaths(context.Background(), next, paths); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(git(t, dir, "ls-files", "-s", "--", "s", "x"), "\n")
+	for _, l := range strings.Split(git(t, dir, "ls-tree", "-r", string(next), "--", "a", "[x]", "d/n", "gone"), "\n") {
+		f := strings.Fields(l) // mode, type, oid and path
+		want = append(want, f[0]+" "+f[2]+" 0\t"+f[3])
+	}
+	sort.Strings(want)
+	got := strings.Split(git(t, dir, "ls-files", "-s"), "\n")
+	sort.Strings(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("index entries (-want +got):\n%s", diff)
+	}
+	if out := git(t, dir, "diff-files", "--name-only"); out != "" {
+		t.Errorf("entries left stale after ResetPaths:\n%s", out)
 	}
 }
