@@ -215,6 +215,8 @@ func (c *explainCmd) explainCommit(x *explainer) error {
 		switch {
 		case links[0].Edited:
 			how = "an edited version of"
+		case links[0].Part:
+			how = "a part of"
 		case !links[0].Same:
 			how = "a squash of"
 		}

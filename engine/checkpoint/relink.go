@@ -32,6 +32,11 @@ type ContentLink struct {
 	// Edited: the one linked commit with exactly this commit's files, some with other content
 	// (a cherry-pick or rebase whose conflicts were resolved another way, or an edit on top).
 	Edited bool `json:"edited,omitempty"`
+	// Part: a linked commit that is no ancestor of this one and changed every file this one
+	// changed, to the same content, and more: this commit is a part of it (a linked commit
+	// undone with `git reset` and committed again in pieces, or a file an amend took out of it
+	// and committed on its own).
+	Part bool `json:"part,omitempty"`
 }
 
 // ContentIndex is what a content search compares a commit with: the linked commits reachable
@@ -141,7 +146,8 @@ func FindByContent(ctx context.Context, repo *gitexec.Repo, commit gitexec.OID) 
 // Find maps a commit without a trailer to checkpoints: a linked commit with the same patch-id is
 // the same change (rebased, amended, cherry-picked); otherwise linked commits whose changed files
 // all lie in the commit's change, each leaving at least one file as the commit has it, and
-// together covering every file it changed, are the parts of a squash. Nothing found is no error.
+// together covering every file it changed, are the parts of a squash; failing both, a linked
+// commit it is a part of (splitOf). Nothing found is no error.
 func (x *ContentIndex) Find(ctx context.Context, commit gitexec.OID) ([]ContentLink, error) {
 	if len(x.order) == 0 {
 		return nil, nil
@@ -205,7 +211,7 @@ func (x *ContentIndex) squashParts(ctx context.Context, commit gitexec.OID) ([]C
 		}
 	}
 	if len(parts) == 0 || len(covered) != len(mine) {
-		return nil, nil
+		return x.splitOf(ctx, commit, mine)
 	}
 	parts = x.distinct(parts)
 	if len(parts) == 1 {
@@ -225,6 +231,120 @@ func (x *ContentIndex) squashParts(ctx context.Context, commit gitexec.OID) ([]C
 		}
 	}
 	return links, nil
+}
+
+// splitCandidates bounds the ancestry checks of splitOf (one git process each).
+const splitCandidates = 8
+
+// splitOf finds the linked commit a trailer-less commit is a part of: the newest linked commit
+// that changed every file the commit changed, to the same content (a deletion alone is no
+// evidence), and other files too, that no branch holds any more (onBranch), and whose content
+// the commit is the first since their fork to give those files: a commit that only sets a file
+// back to what a linked commit had given it (an ancestor's, or a split's piece committed
+// before) is no part of it. mine are the commit's post-images.
+func (x *ContentIndex) splitOf(ctx context.Context, commit gitexec.OID, mine map[string]gitexec.OID) ([]ContentLink, error) {
+	checked := 0
+	for _, sha := range x.order {
+		theirs := x.files[sha]
+		if sha == string(commit) || len(theirs) <= len(mine) {
+			continue
+		}
+		inside, content := true, false
+		for p, oid := range mine {
+			if got, ok := theirs[p]; !ok || got != oid {
+				inside = false
+				break
+			}
+			content = content || oid != ""
+		}
+		if !inside || !content {
+			continue
+		}
+		if checked++; checked > splitCandidates {
+			break
+		}
+		kept, err := x.onBranch(ctx, gitexec.OID(sha))
+		if err != nil {
+			return nil, err
+		}
+		if kept {
+			continue
+		}
+		first, err := x.firstToGive(ctx, gitexec.OID(sha), commit, mine)
+		if err != nil {
+			return nil, err
+		}
+		if !first {
+			continue
+		}
+		var links []ContentLink
+		for _, id := range x.trailers[sha] {
+			links = append(links, ContentLink{Commit: gitexec.OID(sha), CheckpointID: id, Part: true})
+		}
+		return links, nil
+	}
+	return nil, nil
+}
+
+// onBranch reports whether a branch, tag or remote branch (not Entire's own branches) still
+// holds commit: a commit split into pieces, or amended, was replaced and is left in the reflog
+// only, while one a branch keeps is its own change (another branch's commit with a file as one
+// of them has it is no part of it).
+func (x *ContentIndex) onBranch(ctx context.Context, commit gitexec.OID) (bool, error) {
+	out, err := x.repo.Run(ctx, nil, "for-each-ref", "--contains", string(commit), "--format=%(refname)", "refs/heads", "refs/tags", "refs/remotes")
+	if err != nil {
+		return false, fmt.Errorf("refs holding %s: %w", commit.Short(7), err)
+	}
+	for _, ref := range strings.Split(string(out), "\n") {
+		name, local := strings.CutPrefix(ref, "refs/heads/")
+		if remote, ok := strings.CutPrefix(ref, "refs/remotes/"); ok {
+			_, name, _ = strings.Cut(remote, "/")
+			local = true
+		}
+		if ref != "" && !(local && strings.HasPrefix(name, "entire/")) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// firstToGive reports whether commit is the first commit since it forked from linked (their
+// merge base) to give its files their content there: false when linked is its ancestor, or a
+// commit between the fork and it already gave one of them that content.
+func (x *ContentIndex) firstToGive(ctx context.Context, linked, commit gitexec.OID, mine map[string]gitexec.OID) (bool, error) {
+	base, ok, err := x.repo.MergeBase(ctx, linked, commit)
+	if err != nil {
+		return false, err
+	}
+	args := []string{"log", "--raw", "-r", "--no-renames", "--abbrev=40", "--format=%x01%H", string(commit)}
+	if ok {
+		if base == linked {
+			return false, nil
+		}
+		args = append(args, "^"+string(base))
+	}
+	args = append(args, "--")
+	for p := range mine {
+		args = append(args, ":(literal)"+p)
+	}
+	out, err := x.repo.Run(ctx, nil, args...)
+	if err != nil {
+		return false, fmt.Errorf("history of %s's files: %w", commit.Short(7), err)
+	}
+	for _, rec := range strings.Split(string(out), "\x01")[1:] {
+		lines := strings.Split(strings.TrimSpace(rec), "\n")
+		if strings.TrimSpace(lines[0]) == string(commit) {
+			continue
+		}
+		for _, l := range lines[1:] {
+			meta, path, ok := strings.Cut(l, "\t")
+			f := strings.Fields(meta)
+			if ok && len(f) >= 5 && f[4] != "D" && mine[path] == gitexec.OID(f[3]) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }
 
 // distinct keeps one of the linked commits that carry the same trailers (a rebased or
