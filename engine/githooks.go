@@ -502,6 +502,22 @@ func (en *Engine) PostCommit(ctx context.Context) error {
 	return en.postCommitAt(ctx, string(head), all)
 }
 
+// commitCheckpoint is the checkpoint a commit naming ids is recorded in: the one
+// prepare-commit-msg linked it to, else its last one, the one readers take for its newest
+// (resume, rewind) when it names several (a squash, amended): recorded in the first, an
+// amend's new turn was restored by none of them.
+func commitCheckpoint(ids []string, sessions []session.State) string {
+	for _, s := range sessions {
+		if id := s.Recorder.PreparedID; id != "" && slices.Contains(ids, id) {
+			return id
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[len(ids)-1]
+}
+
 // missedPrepared is a commit below head that prepare-commit-msg linked (a session's PreparedID
 // is its trailer) but whose post-commit never recorded it: killed, and head's commit made
 // without prepare-commit-msg, which would otherwise have journaled a new decision first. Only
@@ -571,7 +587,7 @@ func (en *Engine) postCommitAt(ctx context.Context, commit string, all []session
 	if err != nil {
 		return err
 	}
-	id, _ := checkpoint.ParseCheckpointTrailer(msg)
+	id := commitCheckpoint(checkpoint.CheckpointTrailers(msg), sessions)
 	base := events.GitCommitted{Commit: string(head), CheckpointID: id, Sequencer: at.Sequencer, Branch: at.Branch}
 	var diff []gitexec.DiffEntry
 	if id != "" && !base.Sequencer {
