@@ -259,6 +259,12 @@ func (en *Engine) PrepareCommitMsg(ctx context.Context, file, source string, ame
 		en.logLinked("kept", present, nil)
 		return nil
 	}
+	if source == "message" && checkpoint.EmptyMessage(msg) {
+		// git aborts a commit whose message has no text; a trailer would be its text under
+		// --no-verify, which skips the commit-msg hook that removes it.
+		en.logNotLinked("the message is empty: git aborts the commit")
+		return nil
+	}
 	linked, byAgent, err := en.linkedSessions(ctx, sessions, term)
 	if err != nil {
 		return err

@@ -206,6 +206,19 @@ func helpPrefix(line string) (string, bool) {
 	return prefix, true
 }
 
+// EmptyMessage reports whether a message given on the command line (-m, -F) holds nothing git
+// counts as text (only blank lines and Signed-off-by lines; git keeps a given message's comment
+// lines unless it is edited), so that git aborts the commit unless a trailer is added to it.
+// commit-msg removes such a lone trailer, but `git commit --no-verify` runs no commit-msg.
+func EmptyMessage(msg string) bool {
+	for _, l := range strings.Split(msg, "\n") {
+		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "Signed-off-by: ") {
+			return false
+		}
+	}
+	return true
+}
+
 // onlyTrailer reports whether every line that is not one git's emptiness check passes over
 // (blank, a comment, a Signed-off-by) is an Entire-Checkpoint one.
 func onlyTrailer(lines []string, comment string) bool {
