@@ -454,7 +454,12 @@ func (en *Engine) parentCarries(ctx context.Context, commit, id string) bool {
 // that is the message's only content (spec §4.4), from the message of a commit in the worktree
 // at dir. It opens the repository, to learn the comment prefix, only when the message holds
 // either.
-func CommitMsg(ctx context.Context, dir, file string) error {
+//
+// given tells whether git commit was given the message (-m, -F, -C) and does not edit it, so that
+// its cleanup keeps comment lines as text, unless commit.cleanup is "strip": a message such as
+// "#12 fix" is then the commit's text, and its trailer is not removed as the only text left
+// (until 2026-11-27 it was, and the commit carrying the agent's work was not linked).
+func CommitMsg(ctx context.Context, dir, file string, given func() bool) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return fmt.Errorf("read commit message: %w", err)
@@ -464,14 +469,21 @@ func CommitMsg(ctx context.Context, dir, file string) error {
 		return nil
 	}
 	comment := "" // unknown: any character git could pick counts
-	if repo, err := gitexec.Open(ctx, dir); err == nil {
+	repo, err := gitexec.Open(ctx, dir)
+	if err == nil {
+		defer repo.Close()
 		comment, _ = commentPrefix(ctx, repo)
-		_ = repo.Close()
 	}
-	if out, changed := checkpoint.CleanCommitMsg(msg, comment); changed {
-		return writeMessage(file, out)
+	out, changed := checkpoint.CleanCommitMsg(msg, comment)
+	if !changed {
+		return nil
 	}
-	return nil
+	if repo != nil && !checkpoint.EmptyMessage(out) && given() {
+		if mode, err := repo.CommitCleanup(ctx); err == nil && !strings.EqualFold(mode, "strip") {
+			return nil // the comment-like lines are the message's text: git keeps them
+		}
+	}
+	return writeMessage(file, out)
 }
 
 // commentPrefix is the prefix of the comment lines git writes into, and drops from, the

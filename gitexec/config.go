@@ -45,6 +45,20 @@ func (r *Repo) CommentString(ctx context.Context) (string, error) {
 	return v, nil
 }
 
+// CommitCleanup is commit.cleanup as the git commit running a hook reads it, configuration
+// given on its command line included (git -c commit.cleanup=strip commit); "" when unset.
+func (r *Repo) CommitCleanup(ctx context.Context) (string, error) {
+	cmdline, _ := cmdlineConfig(os.Environ())
+	out, err := r.git(ctx, call{env: cmdline}, "config", "-z", "--get", "commit.cleanup")
+	if e, ok := asError(err); ok && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == "" {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read commit.cleanup: %w", err)
+	}
+	return strings.TrimSuffix(string(out), "\x00"), nil
+}
+
 // cmdlineConfig picks from env the variables that carry configuration given on git's command
 // line (git -c, --config-env, GIT_CONFIG_COUNT), and reports whether they mention a comment key.
 func cmdlineConfig(env []string) (vars []string, mentioned bool) {

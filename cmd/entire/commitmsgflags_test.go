@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestGivenUneditedFromCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		cmdline string
+		want    bool
+	}{
+		{"git commit -m #12", true},
+		{"git commit -q -am #12", true},
+		{"git commit --message=#12", true},
+		{"git commit -F msg.txt", true},
+		{"git commit -C HEAD", true},
+		{"git commit --amend -m x", true},
+		{"git commit", false},
+		{"git commit --amend", false},
+		{"git commit -e -m x", false},
+		{"git commit -m x --edit", false},
+		{"git commit -c HEAD", false},
+		{"git commit -t tmpl", false},
+		{"git commit -m x --cleanup=strip", false},
+		{"git commit -m x --no-edit", true},
+		{"git -c core.commentChar=; commit -m x", true},
+		{"git commit -- -m", false},
+		{"git commit --author a -m x", true},
+		{"git commit --author -m", false},
+	} {
+		commit, ok := gitSubcommandArgs(strings.Fields(tc.cmdline)[1:], "commit")
+		if got := ok && givenUnedited(commit); got != tc.want {
+			t.Errorf("%q: givenUnedited = %v, want %v", tc.cmdline, got, tc.want)
+		}
+	}
+}
