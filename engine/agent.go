@@ -386,10 +386,11 @@ func (en *Engine) closeOpenTurn(ctx context.Context, sessionID, agentType, trans
 func (en *Engine) closeTurn(ctx context.Context, sessionID, agentType, transcript, prompt, turnID string) {
 	a, _ := agents.ByType(agentType)
 	s, err := en.Store.Peek(sessionID)
-	if err != nil || !s.Exists() || s.Phase.Normalize() != session.PhaseActive {
+	if err != nil || !s.Exists() {
 		return
 	}
-	if session.ContinuesTurn(s, events.TurnStarted{AgentTurnID: turnID}) {
+	open := s.Phase.Normalize() == session.PhaseActive
+	if open && session.ContinuesTurn(s, events.TurnStarted{AgentTurnID: turnID}) {
 		return // the open turn goes on
 	}
 	if transcript == "" {
@@ -399,11 +400,30 @@ func (en *Engine) closeTurn(ctx context.Context, sessionID, agentType, transcrip
 		return // nothing written yet: the turn has nothing to record
 	}
 	until := newPromptLine(a, transcript, s.Recorder.Scanned, prompt)
+	if !open && !en.lostTurnEdits(reader(agentType), transcript, s.Recorder.Scanned, prompt, until) {
+		return
+	}
 	en.Log.Info("closing a turn the agent did not end", "session_id", sessionID)
 	if err := en.turnEnd(ctx, events.TurnEnded{SessionID: sessionID, Agent: agentType, Transcript: events.Transcript{Path: transcript}, Implicit: true}, "", time.Now(), until); err != nil {
 		en.Log.Warn("close open turn", "session_id", sessionID, "error", err.Error())
 	}
 	en.turn = nil // the hook's own event is not that turn's
+}
+
+// lostTurnEdits reports whether the transcript since from, up to the new prompt's line until
+// (to its end at the session's end, prompt ""), shows the agent editing files while the session
+// was not in a turn: a whole turn whose hooks never ran (its prompt and its end both killed or
+// lost), whose files no later turn claims (they were there before that turn's prompt), so that
+// its work was committed nowhere under auto-commit and a commit of it was not linked.
+func (en *Engine) lostTurnEdits(rd agent.Transcript, path string, from events.Transcript, prompt string, until int64) bool {
+	if until < 0 && prompt != "" {
+		return false // the new prompt's line cannot be left out of the range
+	}
+	if from.Path != path {
+		return false // no position of this transcript was read yet (a state the reference left)
+	}
+	sc, _, err := scanPositionTo(rd, path, from, until)
+	return err == nil && len(sc.ModifiedFiles) > 0
 }
 
 // SessionEnd handles the agent's session-end hook.
