@@ -450,16 +450,27 @@ func (en *Engine) parentCarries(ctx context.Context, commit, id string) bool {
 	return err == nil && slices.Contains(checkpoint.CheckpointTrailers(msg), id)
 }
 
+// CommitMsgFacts are what commit-msg may ask about the git commit running it (cmd/entire reads
+// git's command line); each is asked only when the message needs the answer.
+type CommitMsgFacts struct {
+	// Given tells whether git commit was given the message (-m, -F, -C) and does not edit it,
+	// so that its cleanup keeps comment lines as text, unless commit.cleanup is "strip": a
+	// message such as "#12 fix" is then the commit's text, and its trailer is not removed as
+	// the only text left (until 2026-11-27 it was, and the commit carrying the agent's work was
+	// not linked).
+	Given func() bool
+	// Template is the template file given with -t (absolute), "" for none: commit.template
+	// is read then.
+	Template func() string
+}
+
 // CommitMsg removes the explanatory comment prepare-commit-msg wrote, and a checkpoint trailer
 // that is the message's only content (spec §4.4), from the message of a commit in the worktree
 // at dir. It opens the repository, to learn the comment prefix, only when the message holds
-// either.
-//
-// given tells whether git commit was given the message (-m, -F, -C) and does not edit it, so that
-// its cleanup keeps comment lines as text, unless commit.cleanup is "strip": a message such as
-// "#12 fix" is then the commit's text, and its trailer is not removed as the only text left
-// (until 2026-11-27 it was, and the commit carrying the agent's work was not linked).
-func CommitMsg(ctx context.Context, dir, file string, given func() bool) error {
+// either. In the editor flow, a template the user left as it was loses its trailer too, so that
+// git aborts the commit as the user meant ("you did not edit the message"; until 2026-11-27 the
+// trailer made the message differ from the template, and the unedited template was committed).
+func CommitMsg(ctx context.Context, dir, file string, facts CommitMsgFacts) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return fmt.Errorf("read commit message: %w", err)
@@ -478,12 +489,34 @@ func CommitMsg(ctx context.Context, dir, file string, given func() bool) error {
 	if !changed {
 		return nil
 	}
-	if repo != nil && !checkpoint.EmptyMessage(out) && given() {
+	if repo != nil && !checkpoint.EmptyMessage(out) && facts.Given() {
 		if mode, err := repo.CommitCleanup(ctx); err == nil && !strings.EqualFold(mode, "strip") {
 			return nil // the comment-like lines are the message's text: git keeps them
 		}
 	}
+	if repo != nil && checkpoint.HasHelpComment(msg) {
+		if _, linked := checkpoint.ParseCheckpointTrailer(out); linked && templateUntouched(ctx, repo, out, comment, facts.Template) {
+			out = checkpoint.DropTrailers(out)
+		}
+	}
 	return writeMessage(file, out)
+}
+
+// templateUntouched reports whether msg is the commit template (given, else commit.template)
+// left as it was but for the trailer (checkpoint.TemplateUntouched).
+func templateUntouched(ctx context.Context, repo *gitexec.Repo, msg, comment string, given func() string) bool {
+	path := given()
+	if path == "" {
+		p, err := repo.CommitTemplate(ctx)
+		if err != nil || p == "" {
+			return false
+		}
+		if path = p; !filepath.IsAbs(path) {
+			path = filepath.Join(repo.TopLevel, path)
+		}
+	}
+	tmpl, err := os.ReadFile(path)
+	return err == nil && checkpoint.TemplateUntouched(msg, string(tmpl), comment)
 }
 
 // commentPrefix is the prefix of the comment lines git writes into, and drops from, the

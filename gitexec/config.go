@@ -48,13 +48,25 @@ func (r *Repo) CommentString(ctx context.Context) (string, error) {
 // CommitCleanup is commit.cleanup as the git commit running a hook reads it, configuration
 // given on its command line included (git -c commit.cleanup=strip commit); "" when unset.
 func (r *Repo) CommitCleanup(ctx context.Context) (string, error) {
+	return r.commitConfig(ctx, "commit.cleanup")
+}
+
+// CommitTemplate is commit.template as the git commit running a hook reads it, a path ("~/"
+// expanded; a relative one is git's, relative to where it ran); "" when unset.
+func (r *Repo) CommitTemplate(ctx context.Context) (string, error) {
+	return r.commitConfig(ctx, "commit.template", "--path")
+}
+
+// commitConfig reads key with the configuration given on git's command line too.
+func (r *Repo) commitConfig(ctx context.Context, key string, opts ...string) (string, error) {
 	cmdline, _ := cmdlineConfig(os.Environ())
-	out, err := r.git(ctx, call{env: cmdline}, "config", "-z", "--get", "commit.cleanup")
+	args := append(append([]string{"config", "-z"}, opts...), "--get", key)
+	out, err := r.git(ctx, call{env: cmdline}, args...)
 	if e, ok := asError(err); ok && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == "" {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read commit.cleanup: %w", err)
+		return "", fmt.Errorf("read %s: %w", key, err)
 	}
 	return strings.TrimSuffix(string(out), "\x00"), nil
 }

@@ -27,6 +27,11 @@ func amending() bool {
 // ancestors that is git, nearest first, until decide says it has decided; false when none
 // did or /proc is not available.
 func gitAncestor(decide func(args []string) (answer, decided bool)) bool {
+	return gitAncestorProc(func(_ int, args []string) (bool, bool) { return decide(args) })
+}
+
+// gitAncestorProc is gitAncestor with each git process's ID given to decide too.
+func gitAncestorProc(decide func(pid int, args []string) (answer, decided bool)) bool {
 	pid := os.Getppid()
 	for depth := 0; depth < 4 && pid > 1; depth++ {
 		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -35,7 +40,7 @@ func gitAncestor(decide func(args []string) (answer, decided bool)) bool {
 		}
 		args := strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00")
 		if args[0] == "git" || strings.HasSuffix(args[0], "/git") {
-			if answer, decided := decide(args); decided {
+			if answer, decided := decide(pid, args); decided {
 				return answer
 			}
 		}

@@ -35,3 +35,22 @@ func TestGivenUneditedFromCommandLine(t *testing.T) {
 		}
 	}
 }
+
+func TestTemplateArg(t *testing.T) {
+	for _, tc := range []struct{ cmdline, want string }{
+		{"git commit -t tmpl", "tmpl"},
+		{"git commit -ttmpl", "tmpl"},
+		{"git commit --template=a/b", "a/b"},
+		{"git commit --template a/b -q", "a/b"},
+		{"git commit -qt tmpl", "tmpl"},
+		{"git commit -m -t", ""},
+		{"git commit --author -t x", ""},
+		{"git commit", ""},
+		{"git commit -- -t x", ""},
+	} {
+		commit, ok := gitSubcommandArgs(strings.Fields(tc.cmdline)[1:], "commit")
+		if got := templateArg(commit); !ok || got != tc.want {
+			t.Errorf("%q: templateArg = %q, want %q", tc.cmdline, got, tc.want)
+		}
+	}
+}

@@ -196,6 +196,17 @@ func CleanCommitMsg(msg, comment string) (string, bool) {
 	return strings.Join(kept, "") + msg[cut:], true
 }
 
+// HasHelpComment reports whether msg holds the explanatory comment InsertTrailerWithComment
+// writes in the editor flow.
+func HasHelpComment(msg string) bool {
+	for _, l := range strings.SplitAfter(msg, "\n") {
+		if _, ok := helpPrefix(l); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // helpPrefix reports whether line is the first line of the explanatory comment, and with which
 // comment prefix (one word) it was written.
 func helpPrefix(line string) (string, bool) {
@@ -232,6 +243,11 @@ func onlyTrailer(lines []string, comment string) bool {
 	return true
 }
 
+// DropTrailers removes msg's Entire-Checkpoint lines.
+func DropTrailers(msg string) string {
+	return strings.Join(dropTrailers(strings.SplitAfter(msg, "\n")), "")
+}
+
 // dropTrailers removes the Entire-Checkpoint lines.
 func dropTrailers(lines []string) []string {
 	var kept []string
@@ -241,4 +257,47 @@ func dropTrailers(lines []string) []string {
 		}
 	}
 	return kept
+}
+
+// TemplateUntouched reports whether msg, a message the editor flow of `git commit -t` (or
+// commit.template) leaves, holds nothing but the template's text once its Entire-Checkpoint
+// trailer is set aside: git then aborts the commit ("you did not edit the message"), as the
+// user meant by leaving the template as it was, unless the trailer makes the message differ.
+// It compares as git does: both with comment lines (comment; "" is any character git could
+// pick) and what follows the scissors line removed and blank lines collapsed, the template's
+// text a prefix of the message's, the rest only blank or Signed-off-by lines.
+func TemplateUntouched(msg, template, comment string) bool {
+	text := stripSpace(dropTrailers(strings.SplitAfter(msg[:cutAt(msg, comment)], "\n")), comment)
+	tmpl := stripSpace(strings.SplitAfter(template, "\n"), comment)
+	rest, ok := strings.CutPrefix(text, tmpl)
+	if !ok || tmpl == "" {
+		return false
+	}
+	return EmptyMessage(rest)
+}
+
+// stripSpace is git's cleanup of a message in "strip" mode: comment lines dropped, trailing
+// blanks cut, runs of blank lines made one, none at the start or the end.
+func stripSpace(lines []string, comment string) string {
+	var out []string
+	blank := false
+	for _, l := range lines {
+		if isComment(l, comment) {
+			continue
+		}
+		l = strings.TrimRight(l, " \t\r\n")
+		if l == "" {
+			blank = len(out) > 0
+			continue
+		}
+		if blank {
+			out = append(out, "")
+			blank = false
+		}
+		out = append(out, l)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return strings.Join(out, "\n") + "\n"
 }

@@ -162,3 +162,28 @@ func TestCleanCommitMsg(t *testing.T) {
 		})
 	}
 }
+
+func TestTemplateUntouched(t *testing.T) {
+	const tmpl = "Subject line\n\nWhy:\n"
+	help := "# Remove the Entire-Checkpoint trailer above if you don't want to link this commit to Claude Code session context.\n"
+	tests := []struct {
+		name, msg string
+		want      bool
+	}{
+		{"the template and the trailer", "Subject line\n\nWhy:\n\nEntire-Checkpoint: 0123456789ab\n\n# Please enter the commit message\n", true},
+		{"and the help comment, a sign-off, blank lines", "Subject line\n\n\nWhy:   \n\nEntire-Checkpoint: 0123456789ab\n" + help + "\nSigned-off-by: U <u@e.com>\n", true},
+		{"edited", "Real subject\n\nWhy:\n\nEntire-Checkpoint: 0123456789ab\n", false},
+		{"text added", "Subject line\n\nWhy: because\n\nEntire-Checkpoint: 0123456789ab\n", false},
+		{"below the scissors only", "Subject line\n\nWhy:\n\nEntire-Checkpoint: 0123456789ab\n# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := checkpoint.TemplateUntouched(tt.msg, tmpl, "#"); got != tt.want {
+				t.Errorf("TemplateUntouched = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if checkpoint.TemplateUntouched("Entire-Checkpoint: 0123456789ab\n", "", "#") {
+		t.Error("an empty template: the message is git's empty-message check's to judge")
+	}
+}
