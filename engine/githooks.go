@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -439,15 +440,35 @@ func writeMessage(file, msg string) error {
 	return nil
 }
 
-// parentCarries reports whether commit's first parent carries checkpoint trailer id: the
-// message was reused with commit -c/-C (an amend replaces that parent instead).
-func (en *Engine) parentCarries(ctx context.Context, commit, id string) bool {
+// copiedDepth bounds how far back historyCarries looks for the commit a message was reused
+// from.
+const copiedDepth = 100
+
+// historyCarries reports whether one of commit's recent first-parent ancestors carries
+// checkpoint trailer id: the message was reused from it with commit -c/-C (an amend replaces
+// the commit it reuses instead), so that commit stays in the history, linked to the
+// checkpoint. Until 2026-11-27 only the first parent was looked at: `git commit -C HEAD~1`
+// took the older commit's files out of its checkpoint. A trailer prepare-commit-msg has just
+// written (prepared) is new: there is nothing to look for.
+func (en *Engine) historyCarries(ctx context.Context, commit, id string, prepared bool) bool {
 	parents, err := en.Repo.CommitParents(ctx, commit)
-	if err != nil || len(parents) == 0 {
+	if prepared || err != nil || len(parents) == 0 {
 		return false
 	}
 	msg, err := en.Repo.CommitMessage(ctx, string(parents[0]))
-	return err == nil && slices.Contains(checkpoint.CheckpointTrailers(msg), id)
+	if err != nil || slices.Contains(checkpoint.CheckpointTrailers(msg), id) {
+		return err == nil
+	}
+	out, err := en.Repo.Run(ctx, nil, "log", "-z", "--first-parent", "-n"+strconv.Itoa(copiedDepth), "--format=%B", string(parents[0])+"^", "--")
+	if err != nil {
+		return false // the parent is a root commit
+	}
+	for _, m := range strings.Split(string(out), "\x00") {
+		if slices.Contains(checkpoint.CheckpointTrailers(m), id) {
+			return true
+		}
+	}
+	return false
 }
 
 // CommitMsgFacts are what commit-msg may ask about the git commit running it (cmd/entire reads
@@ -648,7 +669,8 @@ func (en *Engine) postCommitAt(ctx context.Context, commit string, all []session
 		if diff, err = en.commitDiff(ctx, string(head)); err != nil {
 			return err
 		}
-		base.Copied = en.parentCarries(ctx, string(head), id)
+		prepared := slices.ContainsFunc(sessions, func(s session.State) bool { return s.Recorder.PreparedID == id })
+		base.Copied = en.historyCarries(ctx, string(head), id, prepared)
 		for _, d := range diff {
 			base.Files = append(base.Files, d.Path)
 		}
