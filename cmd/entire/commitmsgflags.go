@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -19,55 +20,79 @@ func messageGivenUnedited() bool {
 	})
 }
 
-// givenUnedited reads git commit's options for messageGivenUnedited. Options taking a value as
-// the next argument skip it, and the arguments after "--" are paths.
+// givenUnedited reads git commit's options for messageGivenUnedited.
 func givenUnedited(args []string) bool {
 	given, edit := false, false
+	for _, o := range commitOptions(args) {
+		switch o.name {
+		case "message", "file", "reuse-message":
+			given = true
+		case "reedit-message":
+			given, edit = true, true
+		case "edit":
+			edit = true
+		case "no-edit":
+			edit = false
+		case "cleanup":
+			return false // a mode of its own: the comment rule of commit-msg applies
+		}
+	}
+	return given && !edit
+}
+
+// commitOption is one option of a git commit command line, short ones by their long name.
+type commitOption struct{ name, value string }
+
+// commitValued are git commit's options that take a value, given attached or as the next
+// argument; commitShort its short options by long name.
+var (
+	commitValued = []string{"message", "file", "reuse-message", "reedit-message", "author", "date", "template", "trailer", "fixup", "squash", "pathspec-from-file", "cleanup"}
+	commitShort  = map[byte]string{'m': "message", 'F': "file", 'C': "reuse-message", 'c': "reedit-message", 't': "template", 'e': "edit"}
+)
+
+// commitOptions reads git commit's options in order, up to "--" (what follows is paths). An
+// option's value is skipped, never read as an option; short options may be bundled (-qam),
+// and -S and -u take their optional value attached.
+func commitOptions(args []string) []commitOption {
+	var out []commitOption
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return given && !edit
+			return out
 		case strings.HasPrefix(a, "--"):
-			name, _, hasValue := strings.Cut(a[2:], "=")
-			switch name {
-			case "message", "file", "reuse-message":
-				given = true
-			case "reedit-message":
-				given, edit = true, true
-			case "edit":
-				edit = true
-			case "no-edit":
-				edit = false
-			case "cleanup":
-				return false // a mode of its own: the comment rule of commit-msg applies
+			name, val, hasValue := strings.Cut(a[2:], "=")
+			if !hasValue && slices.Contains(commitValued, name) && i+1 < len(args) {
+				i++
+				val = args[i]
 			}
-			switch name {
-			case "message", "file", "reuse-message", "reedit-message", "author", "date", "template", "trailer", "fixup", "squash", "pathspec-from-file":
-				if !hasValue {
-					i++
-				}
-			}
+			out = append(out, commitOption{name, val})
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 		short:
 			for j := 1; j < len(a); j++ {
 				switch a[j] {
-				case 'e':
-					edit = true
-				case 'm', 'F', 'C', 'c', 't':
-					given = given || a[j] != 't'
-					edit = edit || a[j] == 'c'
-					if j == len(a)-1 {
-						i++ // the value is the next argument
-					}
-					break short // else the rest of this one
 				case 'S', 'u':
 					break short // an optional value, attached
 				}
+				name, ok := commitShort[a[j]]
+				if !ok {
+					continue
+				}
+				if !slices.Contains(commitValued, name) {
+					out = append(out, commitOption{name: name})
+					continue
+				}
+				val := a[j+1:]
+				if val == "" && i+1 < len(args) {
+					i++
+					val = args[i]
+				}
+				out = append(out, commitOption{name, val})
+				break short // the rest of this one is the value
 			}
 		}
 	}
-	return given && !edit
+	return out
 }
 
 // commitTemplate is the template file the git commit running this commit-msg hook was given
@@ -102,43 +127,9 @@ func commitTemplate() string {
 // templateArg reads git commit's -t/--template option (the last one), "" without one.
 func templateArg(args []string) string {
 	tmpl := ""
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return tmpl
-		case strings.HasPrefix(a, "--"):
-			name, val, hasValue := strings.Cut(a[2:], "=")
-			switch name {
-			case "template":
-				if !hasValue && i+1 < len(args) {
-					i++
-					val = args[i]
-				}
-				tmpl = val
-			case "message", "file", "reuse-message", "reedit-message", "author", "date", "trailer", "fixup", "squash", "pathspec-from-file", "cleanup":
-				if !hasValue {
-					i++
-				}
-			}
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-		short:
-			for j := 1; j < len(a); j++ {
-				switch a[j] {
-				case 'm', 'F', 'C', 'c', 't':
-					val := a[j+1:]
-					if val == "" && i+1 < len(args) {
-						i++
-						val = args[i]
-					}
-					if a[j] == 't' {
-						tmpl = val
-					}
-					break short
-				case 'S', 'u':
-					break short
-				}
-			}
+	for _, o := range commitOptions(args) {
+		if o.name == "template" {
+			tmpl = o.value
 		}
 	}
 	return tmpl
