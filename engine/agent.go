@@ -287,10 +287,11 @@ func (en *Engine) turnEnd(ctx context.Context, in events.TurnEnded, lastAssistan
 		// start opened, before the first prompt): nothing the worktree gained is the agent's.
 		in.Edited, in.Dirty = nil, nil
 	}
-	if !s.Exists() {
+	if !s.Exists() || in.Implicit && s.Phase.Normalize() != session.PhaseActive {
 		// No turn start is known (a Stop arriving after its session ended and was retired, or
-		// after its state was removed): nothing says what was dirty before the turn, so only
-		// the dirty files the transcript shows the agent editing are its, not the user's edits.
+		// after its state was removed, or a turn whose hooks never ran, closed from an idle
+		// session): nothing says what was dirty before the turn, so only the dirty files the
+		// transcript shows the agent editing are its, not the user's edits.
 		in.Dirty = onlyIn(in.Dirty, in.Edited)
 	}
 	if len(scan.ModifiedFiles) > 0 {
