@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,6 +51,35 @@ var (
 	commitShort  = map[byte]string{'m': "message", 'F': "file", 'C': "reuse-message", 'c': "reedit-message", 't': "template", 'e': "edit"}
 )
 
+// commitLong are git commit's long options (git 2.39's, positive forms; each but the no- ones
+// may be given as --no-<name>), to resolve an abbreviated one as git does.
+var commitLong = []string{"quiet", "verbose", "file", "author", "date", "message", "reedit-message", "reuse-message",
+	"fixup", "squash", "reset-author", "trailer", "signoff", "template", "edit", "cleanup", "status", "gpg-sign",
+	"all", "include", "interactive", "patch", "only", "no-verify", "verify", "dry-run", "short", "branch",
+	"ahead-behind", "porcelain", "long", "null", "amend", "no-post-rewrite", "post-rewrite", "untracked-files",
+	"pathspec-from-file", "pathspec-file-nul", "allow-empty", "allow-empty-message"}
+
+// commitLongName is the long option name stands for: git takes a unique prefix of an option's
+// name (--mes for --message, --no-ed for --no-edit) as that option. A name that is no prefix, or
+// the prefix of several (git refuses it), is returned as it is.
+func commitLongName(name string) string {
+	found := ""
+	for _, o := range commitLong {
+		for _, full := range []string{o, "no-" + o} {
+			if full == name {
+				return full
+			}
+			if strings.HasPrefix(full, name) && full != found {
+				if found != "" {
+					return name // ambiguous
+				}
+				found = full
+			}
+		}
+	}
+	return cmp.Or(found, name)
+}
+
 // commitOptions reads git commit's options in order, up to "--" (what follows is paths). An
 // option's value is skipped, never read as an option; short options may be bundled (-qam),
 // and -S and -u take their optional value attached.
@@ -62,6 +92,7 @@ func commitOptions(args []string) []commitOption {
 			return out
 		case strings.HasPrefix(a, "--"):
 			name, val, hasValue := strings.Cut(a[2:], "=")
+			name = commitLongName(name)
 			if !hasValue && slices.Contains(commitValued, name) && i+1 < len(args) {
 				i++
 				val = args[i]

@@ -28,6 +28,13 @@ func TestGivenUneditedFromCommandLine(t *testing.T) {
 		{"git commit -- -m", false},
 		{"git commit --author a -m x", true},
 		{"git commit --author -m", false},
+		{"git commit --mes #12", true},
+		{"git commit --mess=#12", true},
+		{"git commit --auth -m x", false},
+		{"git commit -m x --edi", false},
+		{"git commit -m x --cl=strip", false},
+		{"git commit -e -m x --no-ed", true},
+		{"git commit --reuse HEAD", true},
 	} {
 		commit, ok := gitSubcommandArgs(strings.Fields(tc.cmdline)[1:], "commit")
 		if got := ok && givenUnedited(commit); got != tc.want {
@@ -47,6 +54,8 @@ func TestTemplateArg(t *testing.T) {
 		{"git commit --author -t x", ""},
 		{"git commit", ""},
 		{"git commit -- -t x", ""},
+		{"git commit --templ a/b", "a/b"},
+		{"git commit --tem=a/b", "a/b"},
 	} {
 		commit, ok := gitSubcommandArgs(strings.Fields(tc.cmdline)[1:], "commit")
 		if got := templateArg(commit); !ok || got != tc.want {
