@@ -128,8 +128,9 @@ func commitOptions(args []string) []commitOption {
 
 // commitTemplate is the template file the git commit running this commit-msg hook was given
 // (-t, --template), as an absolute path; "" when it was given none, or /proc is not available.
-// A relative path is git's user's: relative to the directory git was started in, which git
-// leaves for the work tree's root, so the one its parent process is in is tried first.
+// A relative path is git's user's: relative to the directory git was started in (its -C options
+// applied), which git leaves for the work tree's root, so the one its parent process is in is
+// tried first.
 func commitTemplate() string {
 	path := ""
 	gitAncestorProc(func(pid int, args []string) (bool, bool) {
@@ -144,6 +145,9 @@ func commitTemplate() string {
 		}
 		for _, proc := range []int{parentOf(pid), pid} {
 			if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", proc)); err == nil {
+				if proc != pid {
+					cwd = gitStartDir(cwd, args[1:])
+				}
 				if _, err := os.Stat(filepath.Join(cwd, p)); err == nil {
 					path = filepath.Join(cwd, p)
 					break
@@ -153,6 +157,29 @@ func commitTemplate() string {
 		return false, true
 	})
 	return path
+}
+
+// gitStartDir is the directory a git started in cwd with args works from: git's -C options
+// (before the subcommand) each change to a directory, a relative one from the last.
+func gitStartDir(cwd string, args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" && i+1 < len(args):
+			i++
+			if args[i] != "" {
+				cwd = filepath.Join(cwd, args[i])
+				if filepath.IsAbs(args[i]) {
+					cwd = args[i]
+				}
+			}
+		case a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env":
+			i++ // the option's value
+		case !strings.HasPrefix(a, "-"):
+			return cwd // the subcommand
+		}
+	}
+	return cwd
 }
 
 // templateArg reads git commit's -t/--template option (the last one), "" without one.
