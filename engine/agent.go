@@ -423,8 +423,10 @@ func (en *Engine) lostTurnEdits(rd agent.Transcript, path string, from events.Tr
 	if from.Path != path {
 		return false // no position of this transcript was read yet (a state the reference left)
 	}
+	// A lost turn begins with its prompt's line: edits with none before them are the last lines
+	// of the turn recorded last, written after its end hook read the transcript (agent.Flusher).
 	sc, _, err := scanPositionTo(rd, path, from, until)
-	return err == nil && len(sc.ModifiedFiles) > 0
+	return err == nil && len(sc.Prompts) > 0 && len(sc.ModifiedFiles) > 0
 }
 
 // SessionEnd handles the agent's session-end hook.
