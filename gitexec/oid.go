@@ -54,6 +54,8 @@ func BranchRef(short string) RefName {
 const (
 	emptyTreeSHA1   OID = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 	emptyTreeSHA256 OID = "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+	emptyBlobSHA1   OID = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+	emptyBlobSHA256 OID = "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813"
 )
 
 // parseOIDLen parses s as an object id of this repository's hash length.
@@ -66,6 +68,14 @@ func (r *Repo) parseOIDLen(s string) (OID, error) {
 		return "", fmt.Errorf("parse object id %q: this repository uses %d-digit ids", s, r.hexLen)
 	}
 	return o, nil
+}
+
+// IsEmptyBlob reports whether blob is the id of the empty file's content.
+func (r *Repo) IsEmptyBlob(blob OID) bool {
+	if r.hexLen == 64 {
+		return blob == emptyBlobSHA256
+	}
+	return blob == emptyBlobSHA1
 }
 
 // IsEmptyTree reports whether tree is the id of the empty tree.

@@ -237,8 +237,8 @@ func (x *ContentIndex) squashParts(ctx context.Context, commit gitexec.OID) ([]C
 const splitCandidates = 8
 
 // splitOf finds the linked commit a trailer-less commit is a part of: the newest linked commit
-// that changed every file the commit changed, to the same content (a deletion alone is no
-// evidence), and other files too, that no branch holds any more (onBranch), and whose content
+// that changed every file the commit changed, to the same content (a deletion or an empty file
+// alone is no evidence: any commit may give a path that content), and other files too, that no branch holds any more (onBranch), and whose content
 // the commit is the first since their fork to give those files: a commit that only sets a file
 // back to what a linked commit had given it (an ancestor's, or a split's piece committed
 // before) is no part of it. mine are the commit's post-images.
@@ -255,7 +255,7 @@ func (x *ContentIndex) splitOf(ctx context.Context, commit gitexec.OID, mine map
 				inside = false
 				break
 			}
-			content = content || oid != ""
+			content = content || oid != "" && !x.repo.IsEmptyBlob(oid)
 		}
 		if !inside || !content {
 			continue
