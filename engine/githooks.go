@@ -448,12 +448,20 @@ const copiedDepth = 100
 // checkpoint trailer id: the message was reused from it with commit -c/-C (an amend replaces
 // the commit it reuses instead), so that commit stays in the history, linked to the
 // checkpoint. Until 2026-11-27 only the first parent was looked at: `git commit -C HEAD~1`
-// took the older commit's files out of its checkpoint. A trailer prepare-commit-msg has just
-// written (prepared) is new: there is nothing to look for.
+// took the older commit's files out of its checkpoint. A commit made on top of HEAD (the HEAD
+// reflog says so) is no amend: its trailer was reused from a commit that stays, on this branch
+// or another (until 2026-11-28 `git commit -C feature` took that commit's files out of its
+// checkpoint). A trailer prepare-commit-msg has just written (prepared) is new: there is
+// nothing to look for.
 func (en *Engine) historyCarries(ctx context.Context, commit, id string, prepared bool) bool {
 	parents, err := en.Repo.CommitParents(ctx, commit)
 	if prepared || err != nil || len(parents) == 0 {
 		return false
+	}
+	if prev, ok := previousHead(en.Repo.GitDir, commit); ok && prev == string(parents[0]) {
+		// Made on top of HEAD, not an amend, which replaces HEAD: the trailer was reused from
+		// a commit that stays, wherever it is (`git commit -C feature`, another branch's).
+		return true
 	}
 	msg, err := en.Repo.CommitMessage(ctx, string(parents[0]))
 	if err != nil || slices.Contains(checkpoint.CheckpointTrailers(msg), id) {
@@ -469,6 +477,33 @@ func (en *Engine) historyCarries(ctx context.Context, commit, id string, prepare
 		}
 	}
 	return false
+}
+
+// previousHead is what HEAD was before it moved to commit, read from the last entry of the
+// worktree's HEAD reflog (gitDir/logs/HEAD); false when that entry is not commit's (no reflog,
+// or HEAD moved again since).
+func previousHead(gitDir, commit string) (string, bool) {
+	f, err := os.Open(filepath.Join(gitDir, "logs", "HEAD"))
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", false
+	}
+	const tail = 4096
+	off := max(fi.Size()-tail, 0)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return "", false
+	}
+	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
+	f1 := strings.Fields(lines[len(lines)-1])
+	if len(f1) < 2 || f1[1] != commit {
+		return "", false
+	}
+	return f1[0], true
 }
 
 // CommitMsgFacts are what commit-msg may ask about the git commit running it (cmd/entire reads
