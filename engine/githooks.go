@@ -518,6 +518,9 @@ type CommitMsgFacts struct {
 	// Template is the template file given with -t (absolute), "" for none: commit.template
 	// is read then.
 	Template func() string
+	// Cleanup is the --cleanup mode git commit was given (the last), "" for none: commit.cleanup
+	// is read then. Only "strip" (the editor flow's default) lets git abort an untouched template.
+	Cleanup func() string
 }
 
 // CommitMsg removes the explanatory comment prepare-commit-msg wrote, and a checkpoint trailer
@@ -551,11 +554,26 @@ func CommitMsg(ctx context.Context, dir, file string, facts CommitMsgFacts) erro
 		}
 	}
 	if repo != nil && checkpoint.HasHelpComment(msg) {
-		if _, linked := checkpoint.ParseCheckpointTrailer(out); linked && templateUntouched(ctx, repo, out, comment, facts.Template) {
+		if _, linked := checkpoint.ParseCheckpointTrailer(out); linked && templateUntouched(ctx, repo, out, comment, facts.Template) && stripCleanup(ctx, repo, facts.Cleanup) {
 			out = checkpoint.DropTrailers(out)
 		}
 	}
 	return writeMessage(file, out)
+}
+
+// stripCleanup reports whether the editor flow's git commit cleans its message in "strip" mode
+// (its --cleanup, else commit.cleanup, else the default): git compares the message with the
+// template only then (verbatim, whitespace and scissors keep comment lines, and git commits an
+// untouched template). An unreadable commit.cleanup counts as the default.
+func stripCleanup(ctx context.Context, repo *gitexec.Repo, given func() string) bool {
+	mode := ""
+	if given != nil {
+		mode = given()
+	}
+	if mode == "" {
+		mode, _ = repo.CommitCleanup(ctx)
+	}
+	return mode == "" || mode == "default" || mode == "strip"
 }
 
 // templateUntouched reports whether msg is the commit template (given, else commit.template)

@@ -41,6 +41,31 @@ func givenUnedited(args []string) bool {
 	return given && !edit
 }
 
+// commitCleanupArg is the --cleanup mode the git commit running this commit-msg hook was given
+// (the last one), "" when it was given none or /proc is not available.
+func commitCleanupArg() string {
+	mode := ""
+	gitAncestor(func(args []string) (bool, bool) {
+		commit, ok := gitSubcommandArgs(args[1:], "commit")
+		if ok {
+			mode = cleanupArg(commit)
+		}
+		return false, ok
+	})
+	return mode
+}
+
+// cleanupArg reads git commit's --cleanup option (the last one), "" without one.
+func cleanupArg(args []string) string {
+	mode := ""
+	for _, o := range commitOptions(args) {
+		if o.name == "cleanup" {
+			mode = o.value
+		}
+	}
+	return mode
+}
+
 // commitOption is one option of a git commit command line, short ones by their long name.
 type commitOption struct{ name, value string }
 

@@ -63,3 +63,19 @@ func TestTemplateArg(t *testing.T) {
 		}
 	}
 }
+
+func TestCleanupArg(t *testing.T) {
+	for _, tc := range []struct{ cmdline, want string }{
+		{"git commit", ""},
+		{"git commit --cleanup=verbatim", "verbatim"},
+		{"git commit --cleanup whitespace -q", "whitespace"},
+		{"git commit --cleanup=strip --cleanup=scissors", "scissors"},
+		{"git commit -m --cleanup=verbatim", ""},
+		{"git commit -- --cleanup=verbatim", ""},
+	} {
+		commit, ok := gitSubcommandArgs(strings.Fields(tc.cmdline)[1:], "commit")
+		if got := cleanupArg(commit); !ok || got != tc.want {
+			t.Errorf("%q: cleanupArg = %q, want %q", tc.cmdline, got, tc.want)
+		}
+	}
+}

@@ -56,7 +56,7 @@ func (c *hooksCmd) Run(e *env) error {
 			// A rewrite of the message file: no settings or log needed, and the repository
 			// only for its comment prefix when the message holds what the hook may remove.
 			if len(c.Args) > 0 {
-				_ = engine.CommitMsg(e.ctx, e.cwd, c.Args[0], engine.CommitMsgFacts{Given: messageGivenUnedited, Template: commitTemplate})
+				_ = engine.CommitMsg(e.ctx, e.cwd, c.Args[0], engine.CommitMsgFacts{Given: messageGivenUnedited, Template: commitTemplate, Cleanup: commitCleanupArg})
 			}
 			return nil
 		case "prepare-commit-msg", "post-commit":
@@ -356,7 +356,7 @@ func (h *hookRun) git(verb string, args []string) error {
 		if len(args) == 0 {
 			return errors.New("commit-msg: missing message file")
 		}
-		return engine.CommitMsg(ctx, h.repo.TopLevel, args[0], engine.CommitMsgFacts{Given: messageGivenUnedited, Template: commitTemplate})
+		return engine.CommitMsg(ctx, h.repo.TopLevel, args[0], engine.CommitMsgFacts{Given: messageGivenUnedited, Template: commitTemplate, Cleanup: commitCleanupArg})
 	case "post-commit":
 		return en.PostCommit(ctx)
 	case "post-rewrite", "post-merge":
