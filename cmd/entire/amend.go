@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,14 +14,18 @@ import (
 // "message"), so we look at the ancestor processes' command lines. Where /proc is not
 // available the answer is false.
 func amending() bool {
-	return gitAncestor(func(args []string) (bool, bool) {
-		for _, a := range args[1:] {
-			if a == "--amend" || a == "--amen" || a == "--ame" {
-				return true, true
-			}
-		}
+	return gitAncestor(commitAmends)
+}
+
+// commitAmends decides amending for one git command line: a `git commit` decides, by whether
+// it is given --amend or a prefix of it down to --am, as git takes it (commitOptions); any other
+// git command leaves it to the next ancestor.
+func commitAmends(args []string) (answer, decided bool) {
+	commit, ok := gitSubcommandArgs(args[1:], "commit")
+	if !ok {
 		return false, false
-	})
+	}
+	return slices.ContainsFunc(commitOptions(commit), func(o commitOption) bool { return o.name == "amend" }), true
 }
 
 // gitAncestor asks decide about the command line of each of this process's nearest four

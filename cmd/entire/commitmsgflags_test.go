@@ -79,3 +79,24 @@ func TestCleanupArg(t *testing.T) {
 		}
 	}
 }
+
+func TestCommitAmends(t *testing.T) {
+	for _, tc := range []struct {
+		cmdline        string
+		amend, decided bool
+	}{
+		{"git commit --amend -m x", true, true},
+		{"git commit --am -m x", true, true},
+		{"git commit --amen", true, true},
+		{"git -c a.b=c commit -qm x --amend", true, true},
+		{"git commit -m --amend", false, true},
+		{"git commit -m x -- --amend", false, true},
+		{"git commit -m x", false, true},
+		{"git rebase --continue", false, false},
+	} {
+		amend, decided := commitAmends(strings.Fields(tc.cmdline))
+		if amend != tc.amend || decided != tc.decided {
+			t.Errorf("%q: commitAmends = %v, %v; want %v, %v", tc.cmdline, amend, decided, tc.amend, tc.decided)
+		}
+	}
+}
