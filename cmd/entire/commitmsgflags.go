@@ -56,14 +56,21 @@ func commitCleanupArg() string {
 }
 
 // cleanupArg reads git commit's --cleanup option (the last one), "" without one.
-func cleanupArg(args []string) string {
-	mode := ""
+func cleanupArg(args []string) string { return lastOption(args, "cleanup") }
+
+// templateArg reads git commit's -t/--template option (the last one), "" without one.
+func templateArg(args []string) string { return lastOption(args, "template") }
+
+// lastOption is the value of git commit's option name (its long name) given last, "" when it
+// is not given.
+func lastOption(args []string, name string) string {
+	v := ""
 	for _, o := range commitOptions(args) {
-		if o.name == "cleanup" {
-			mode = o.value
+		if o.name == name {
+			v = o.value
 		}
 	}
-	return mode
+	return v
 }
 
 // commitOption is one option of a git commit command line, short ones by their long name.
@@ -205,15 +212,4 @@ func gitStartDir(cwd string, args []string) string {
 		}
 	}
 	return cwd
-}
-
-// templateArg reads git commit's -t/--template option (the last one), "" without one.
-func templateArg(args []string) string {
-	tmpl := ""
-	for _, o := range commitOptions(args) {
-		if o.name == "template" {
-			tmpl = o.value
-		}
-	}
-	return tmpl
 }
