@@ -60,15 +60,8 @@ func (r *Repo) CommitTemplate(ctx context.Context) (string, error) {
 // commitConfig reads key with the configuration given on git's command line too.
 func (r *Repo) commitConfig(ctx context.Context, key string, opts ...string) (string, error) {
 	cmdline, _ := cmdlineConfig(os.Environ())
-	args := append(append([]string{"config", "-z"}, opts...), "--get", key)
-	out, err := r.git(ctx, call{env: cmdline}, args...)
-	if e, ok := asError(err); ok && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == "" {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", key, err)
-	}
-	return strings.TrimSuffix(string(out), "\x00"), nil
+	v, _, err := r.configValue(ctx, cmdline, key, opts...)
+	return v, err
 }
 
 // cmdlineConfig picks from env the variables that carry configuration given on git's command

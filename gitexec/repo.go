@@ -361,7 +361,21 @@ func (r *Repo) Run(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 // from the repository (the last one when the key has several values);
 // ok=false when the key is not set.
 func (r *Repo) ConfigGet(ctx context.Context, key string) (string, bool, error) {
-	out, err := r.git(ctx, call{}, "config", "-z", "--get", key)
+	return r.configValue(ctx, nil, key)
+}
+
+// ConfigBool is a boolean config key as git reads it (`--type=bool`: yes, on, 1, a key
+// without a value...), false when it is not set.
+func (r *Repo) ConfigBool(ctx context.Context, key string) (bool, error) {
+	v, _, err := r.configValue(ctx, nil, key, "--type=bool")
+	return v == "true", err
+}
+
+// configValue runs `git config -z [opts] --get key` with env added to git's environment:
+// the last value and true, or "" and false when the key is not set.
+func (r *Repo) configValue(ctx context.Context, env []string, key string, opts ...string) (string, bool, error) {
+	args := append(append([]string{"config", "-z"}, opts...), "--get", key)
+	out, err := r.git(ctx, call{env: env}, args...)
 	if err != nil {
 		if e, ok := asError(err); ok && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == "" {
 			return "", false, nil
@@ -369,19 +383,6 @@ func (r *Repo) ConfigGet(ctx context.Context, key string) (string, bool, error) 
 		return "", false, fmt.Errorf("read config %s: %w", key, err)
 	}
 	return strings.TrimSuffix(string(out), "\x00"), true, nil
-}
-
-// ConfigBool is a boolean config key as git reads it (`--type=bool`: yes, on, 1, a key
-// without a value...), false when it is not set.
-func (r *Repo) ConfigBool(ctx context.Context, key string) (bool, error) {
-	out, err := r.git(ctx, call{}, "config", "-z", "--type=bool", "--get", key)
-	if err != nil {
-		if e, ok := asError(err); ok && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == "" {
-			return false, nil
-		}
-		return false, fmt.Errorf("read config %s: %w", key, err)
-	}
-	return strings.TrimSuffix(string(out), "\x00") == "true", nil
 }
 
 // GitPath returns the absolute path "git rev-parse --git-path name" gives;
